@@ -1,0 +1,10 @@
+//! `objectstack-ai conform` (not wired yet).
+
+/// Arguments of `objectstack-ai conform`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {}
+
+/// Runs the command; returns the exit code.
+pub(crate) fn run(_args: Args) -> anyhow::Result<u8> {
+    anyhow::bail!("`conform` is not available yet")
+}

@@ -1,0 +1,10 @@
+//! `objectstack-ai lint` (not wired yet).
+
+/// Arguments of `objectstack-ai lint`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {}
+
+/// Runs the command; returns the exit code.
+pub(crate) fn run(_args: Args) -> anyhow::Result<u8> {
+    anyhow::bail!("`lint` is not available yet")
+}

@@ -1,0 +1,2 @@
+//! The `lint` crate (filled in by its issue; see ARCHITECTURE.md).
+#![deny(missing_docs)]

@@ -1,0 +1,156 @@
+//! The lenient reading of stack collections, shared by every consumer.
+//!
+//! Any collection (`objects`, `actions`, `tools`, `skills`, `agents`, an
+//! object's `actions`) may be written as an array of records or as a map
+//! keyed by name. Upstream reads them leniently, and so does every crate
+//! in this workspace:
+//!
+//! - an array keeps only its entries that are JSON objects; other entries are
+//!   dropped *before* indexing, so `[null, {..}]` yields one record with
+//!   index 0;
+//! - a map yields one record per entry, in document order: `name` is the
+//!   key, then the entry's own keys are laid over it (an inner `name` wins);
+//!   an entry that is not an object becomes `{name: key}`;
+//! - anything else (a string, a number, `null`, absent) is empty.
+//!
+//! Records borrow from the document where they can: only map-shaped
+//! collections allocate.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+/// Where a [`Record`] came from inside its collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin<'a> {
+    /// The `n`-th entry of an array (counting the entries that are objects).
+    Array {
+        /// Index among the kept entries (what lenient paths use).
+        index: usize,
+        /// Index in the raw array, counting dropped entries too.
+        raw_index: usize,
+    },
+    /// A map entry under this key; `index` counts entries in document order.
+    Map {
+        /// Position among the map's entries.
+        index: usize,
+        /// The entry's key.
+        key: &'a str,
+    },
+}
+
+impl Origin<'_> {
+    /// The index lenient paths use (`skills[i]`).
+    pub fn index(&self) -> usize {
+        match self {
+            Origin::Array { index, .. } | Origin::Map { index, .. } => *index,
+        }
+    }
+}
+
+/// One record of a collection, read leniently.
+#[derive(Debug, Clone)]
+pub struct Record<'a> {
+    /// The record's keys (borrowed for arrays, built for maps).
+    pub fields: Cow<'a, Map<String, Value>>,
+    /// Where it came from.
+    pub origin: Origin<'a>,
+}
+
+impl<'a> Record<'a> {
+    /// The lenient index (see the module docs).
+    pub fn index(&self) -> usize {
+        self.origin.index()
+    }
+
+    /// A key's value.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.fields.get(key)
+    }
+
+    /// A key's value when it is a string.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.fields.get(key).and_then(Value::as_str)
+    }
+
+    /// The record's `name` when it is a string.
+    pub fn name(&self) -> Option<&str> {
+        self.str("name")
+    }
+}
+
+/// Reads a collection leniently (see the module docs).
+pub fn records(value: Option<&Value>) -> Vec<Record<'_>> {
+    match value {
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(raw_index, item)| item.as_object().map(|m| (raw_index, m)))
+            .enumerate()
+            .map(|(index, (raw_index, map))| Record {
+                fields: Cow::Borrowed(map),
+                origin: Origin::Array { index, raw_index },
+            })
+            .collect(),
+        Some(Value::Object(entries)) => entries
+            .iter()
+            .enumerate()
+            .map(|(index, (key, entry))| {
+                let mut fields = Map::new();
+                fields.insert("name".to_owned(), Value::String(key.clone()));
+                if let Value::Object(inner) = entry {
+                    for (k, v) in inner {
+                        fields.insert(k.clone(), v.clone());
+                    }
+                }
+                Record {
+                    fields: Cow::Owned(fields),
+                    origin: Origin::Map { index, key },
+                }
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Reads the collection under `key` of a record or document.
+pub fn records_of<'a>(parent: &'a Map<String, Value>, key: &str) -> Vec<Record<'a>> {
+    records(parent.get(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arrays_drop_non_objects_before_indexing() {
+        let v = json!([null, 3, {"name": "a"}, "x", {"name": "b"}]);
+        let r = records(Some(&v));
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].name(), Some("a"));
+        assert_eq!(r[0].index(), 0);
+        assert_eq!(r[1].index(), 1);
+        assert_eq!(r[1].origin, Origin::Array { index: 1, raw_index: 4 });
+    }
+
+    #[test]
+    fn maps_use_key_as_name_and_inner_name_wins() {
+        let v = json!({"a": {"label": "A"}, "b": {"name": "bee"}, "c": 5});
+        let r = records(Some(&v));
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0].name(), Some("a"));
+        assert_eq!(r[0].str("label"), Some("A"));
+        assert_eq!(r[1].name(), Some("bee"));
+        assert_eq!(r[2].name(), Some("c"));
+        assert_eq!(r[2].fields.len(), 1);
+    }
+
+    #[test]
+    fn other_shapes_are_empty() {
+        assert!(records(None).is_empty());
+        assert!(records(Some(&json!("skills"))).is_empty());
+        assert!(records(Some(&json!(null))).is_empty());
+        assert!(records(Some(&json!(42))).is_empty());
+    }
+}

@@ -1,0 +1,3 @@
+//! Serde types for the modelled parts of a stack.
+//!
+//! (Filled in by the spec model work; see ARCHITECTURE.md.)

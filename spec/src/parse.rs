@@ -1,0 +1,179 @@
+//! Reading a stack document from bytes, with errors that say where.
+//!
+//! [`parse_document`] accepts UTF-8 JSON (an optional byte-order mark is
+//! skipped) whose top level is an object. Malformed JSON reports its
+//! 1-based line and column; invalid UTF-8 reports the byte offset and the
+//! line and column of the first bad byte; nesting deeper than serde_json's
+//! recursion limit (128) is an error, never a stack overflow.
+
+use serde_json::{Map, Value};
+
+/// Why a document could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The bytes are not UTF-8.
+    #[error(
+        "{line}:{column}: the file is not valid UTF-8 (first bad byte at offset {offset}); save it as UTF-8"
+    )]
+    NotUtf8 {
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+        /// 1-based line of that byte.
+        line: usize,
+        /// 1-based column (in characters) of that byte.
+        column: usize,
+    },
+    /// The text is not JSON (or nests too deeply).
+    #[error("{line}:{column}: {message}")]
+    Syntax {
+        /// What serde_json reported, without its position suffix.
+        message: String,
+        /// 1-based line (0 when the error has no position).
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// The document is JSON but its top level is not an object.
+    #[error("1:1: a stack must be a JSON object at the top level, found {found}")]
+    NotAnObject {
+        /// What the top level was.
+        found: &'static str,
+    },
+}
+
+impl ParseError {
+    /// The 1-based line and column the error points at.
+    pub fn line_column(&self) -> (usize, usize) {
+        match self {
+            ParseError::NotUtf8 { line, column, .. } | ParseError::Syntax { line, column, .. } => {
+                (*line, *column)
+            }
+            ParseError::NotAnObject { .. } => (1, 1),
+        }
+    }
+}
+
+/// Checks that `bytes` are UTF-8 and returns the text, without a leading
+/// byte-order mark.
+pub fn decode_utf8(bytes: &[u8]) -> Result<&str, ParseError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(err) => {
+            let offset = err.valid_up_to();
+            let good = std::str::from_utf8(bytes.get(..offset).unwrap_or_default()).unwrap_or("");
+            let (line, column) = line_column_at(good, good.len());
+            Err(ParseError::NotUtf8 {
+                offset,
+                line,
+                column,
+            })
+        }
+    }
+}
+
+/// Parses a JSON value from text, mapping serde_json's error to a
+/// [`ParseError::Syntax`].
+pub fn parse_value(text: &str) -> Result<Value, ParseError> {
+    serde_json::from_str(text).map_err(|err| syntax_error(&err))
+}
+
+/// Parses a stack document: UTF-8, JSON, an object at the top level.
+pub fn parse_document(bytes: &[u8]) -> Result<Map<String, Value>, ParseError> {
+    let text = decode_utf8(bytes)?;
+    match parse_value(text)? {
+        Value::Object(map) => Ok(map),
+        other => Err(ParseError::NotAnObject {
+            found: crate::materialise::kind(&other),
+        }),
+    }
+}
+
+/// Converts a serde_json error into a [`ParseError::Syntax`].
+pub fn syntax_error(err: &serde_json::Error) -> ParseError {
+    let full = err.to_string();
+    let suffix = format!(" at line {} column {}", err.line(), err.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    ParseError::Syntax {
+        message,
+        line: err.line(),
+        column: err.column(),
+    }
+}
+
+/// The 1-based line and column (counted in characters) of byte `offset`
+/// in `text`. An offset past the end points just after the last character.
+pub fn line_column_at(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = text.get(..offset).unwrap_or("");
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_an_object() {
+        let doc = parse_document(b"{\"skills\": []}").unwrap();
+        assert!(doc.contains_key("skills"));
+    }
+
+    #[test]
+    fn skips_bom() {
+        assert!(parse_document(b"\xEF\xBB\xBF{}").is_ok());
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let err = parse_document(b"{\n  \"a\": [1,\n}").unwrap_err();
+        match err {
+            ParseError::Syntax { line, column, .. } => {
+                assert_eq!(line, 3);
+                assert_eq!(column, 1);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn non_utf8_has_position() {
+        let err = parse_document(b"{\n \"a\": \"\xff\"}").unwrap_err();
+        assert_eq!(
+            err,
+            ParseError::NotUtf8 {
+                offset: 9,
+                line: 2,
+                column: 8
+            }
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let text = "[".repeat(100_000);
+        let err = parse_document(text.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("recursion limit"), "{err}");
+    }
+
+    #[test]
+    fn top_level_must_be_object() {
+        assert_eq!(
+            parse_document(b"[1]").unwrap_err(),
+            ParseError::NotAnObject { found: "an array" }
+        );
+    }
+
+    #[test]
+    fn line_column_counts_characters() {
+        assert_eq!(line_column_at("ab\ncdé", 7), (2, 4));
+        assert_eq!(line_column_at("ab\ncdé", 6), (2, 3));
+        assert_eq!(line_column_at("", 5), (1, 1));
+    }
+}

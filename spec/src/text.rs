@@ -1,0 +1,117 @@
+//! String and value measures that match upstream JavaScript semantics.
+//!
+//! Upstream is TypeScript, so string lengths are UTF-16 code unit counts and
+//! "is set" checks follow JavaScript truthiness. Everything here is pure and
+//! allocation free.
+
+use serde_json::Value;
+
+/// Length of `s` in UTF-16 code units, as JavaScript's `String.length`.
+///
+/// ```
+/// assert_eq!(objectstack_spec::text::utf16_len("abc"), 3);
+/// assert_eq!(objectstack_spec::text::utf16_len("é"), 1);
+/// assert_eq!(objectstack_spec::text::utf16_len("😀"), 2);
+/// ```
+pub fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// Whether a JSON value is truthy under JavaScript rules.
+///
+/// `null`, `false`, `0`, `NaN` and `""` are falsy; everything else,
+/// including empty arrays and objects, is truthy. A missing value is falsy.
+pub fn is_truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
+    }
+}
+
+/// Whether `s` is snake_case in the grammar upstream uses for tool and
+/// skill names: `^[a-z_][a-z0-9_]*$`.
+pub fn is_snake_name(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    match bytes.next() {
+        Some(b) if b.is_ascii_lowercase() || b == b'_' => {}
+        _ => return false,
+    }
+    bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Levenshtein distance between two strings counted in UTF-16 code units,
+/// as upstream's JavaScript implementation counts it.
+pub fn levenshtein_utf16(a: &str, b: &str) -> usize {
+    let a: Vec<u16> = a.encode_utf16().collect();
+    let b: Vec<u16> = b.encode_utf16().collect();
+    levenshtein_units(&a, &b)
+}
+
+/// Levenshtein distance over two slices of comparable units.
+pub fn levenshtein_units<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    if a.is_empty() {
+        return b.len();
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev_diag = i;
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev_diag + cost);
+            prev_diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn utf16_counts_surrogate_pairs_twice() {
+        assert_eq!(utf16_len(""), 0);
+        assert_eq!(utf16_len("a😀b"), 4);
+        assert_eq!(utf16_len("—"), 1);
+    }
+
+    #[test]
+    fn truthiness_matches_javascript() {
+        assert!(!is_truthy(None));
+        assert!(!is_truthy(Some(&json!(null))));
+        assert!(!is_truthy(Some(&json!(""))));
+        assert!(!is_truthy(Some(&json!(0))));
+        assert!(!is_truthy(Some(&json!(0.0))));
+        assert!(!is_truthy(Some(&json!(false))));
+        assert!(is_truthy(Some(&json!("x"))));
+        assert!(is_truthy(Some(&json!([]))));
+        assert!(is_truthy(Some(&json!({}))));
+        assert!(is_truthy(Some(&json!(-1))));
+    }
+
+    #[test]
+    fn snake_names() {
+        assert!(is_snake_name("query_data"));
+        assert!(is_snake_name("_x1"));
+        assert!(!is_snake_name("1x"));
+        assert!(!is_snake_name("Query"));
+        assert!(!is_snake_name(""));
+        assert!(!is_snake_name("a-b"));
+    }
+
+    #[test]
+    fn levenshtein_basics() {
+        assert_eq!(levenshtein_utf16("kitten", "sitting"), 3);
+        assert_eq!(levenshtein_utf16("", "abc"), 3);
+        assert_eq!(levenshtein_utf16("abc", ""), 3);
+        assert_eq!(levenshtein_utf16("same", "same"), 0);
+        // One astral character is two code units.
+        assert_eq!(levenshtein_utf16("a😀", "a"), 2);
+    }
+}
