@@ -1,2 +1,16 @@
-//! The `bridge` crate (filled in by its issue; see ARCHITECTURE.md).
+//! The bridge from actions to AI tools (ADR-0011).
+//!
+//! - [`materialise`]: which actions of a stack become tools, and why the
+//!   others do not; the [`objectstack_spec::AIToolDefinition`] of each.
+//! - [`projection`]: the same definitions rendered for model APIs (MCP,
+//!   OpenAI strict function tools, Anthropic tools).
+//! - [`runtime`]: a tool registry that validates arguments and dispatches
+//!   calls to the host's data engine, automation service or HTTP client.
+//! - [`approval`]: the durable human-approval queue for actions that need
+//!   confirmation.
 #![deny(missing_docs)]
+
+pub mod approval;
+pub mod materialise;
+pub mod projection;
+pub mod runtime;

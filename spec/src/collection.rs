@@ -20,6 +20,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::path::Segment;
+
 /// Where a [`Record`] came from inside its collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin<'a> {
@@ -46,6 +48,15 @@ impl Origin<'_> {
             Origin::Array { index, .. } | Origin::Map { index, .. } => *index,
         }
     }
+
+    /// The record's segment in a *raw* path (the position in the raw array,
+    /// or the map key), as [`crate::source::SourceIndex`] locates it.
+    pub fn raw_segment(&self) -> Segment {
+        match self {
+            Origin::Array { raw_index, .. } => Segment::Index(*raw_index),
+            Origin::Map { key, .. } => Segment::Key((*key).to_owned()),
+        }
+    }
 }
 
 /// One record of a collection, read leniently.
@@ -61,6 +72,11 @@ impl<'a> Record<'a> {
     /// The lenient index (see the module docs).
     pub fn index(&self) -> usize {
         self.origin.index()
+    }
+
+    /// The record's segment in a raw path (see [`Origin::raw_segment`]).
+    pub fn raw_segment(&self) -> Segment {
+        self.origin.raw_segment()
     }
 
     /// A key's value.
@@ -132,6 +148,7 @@ mod tests {
         assert_eq!(r[0].index(), 0);
         assert_eq!(r[1].index(), 1);
         assert_eq!(r[1].origin, Origin::Array { index: 1, raw_index: 4 });
+        assert_eq!(r[1].raw_segment(), Segment::Index(4));
     }
 
     #[test]
@@ -144,6 +161,7 @@ mod tests {
         assert_eq!(r[1].name(), Some("bee"));
         assert_eq!(r[2].name(), Some("c"));
         assert_eq!(r[2].fields.len(), 1);
+        assert_eq!(r[1].raw_segment(), Segment::Key("b".to_owned()));
     }
 
     #[test]

@@ -16,17 +16,22 @@
 //!   every key they do not model.
 //! - [`path`]: JSON paths such as `objects[2].actions[0].ai.description`.
 //! - [`text`]: string measures that match upstream JavaScript (UTF-16).
+//! - [`source`]: mapping JSON paths back to line and column in the text.
 //!
 //! Architecture invariant: `spec` knows nothing about model APIs, lint
 //! rules, the platform tool registry or how actions are executed.
 #![deny(missing_docs)]
 
 pub mod collection;
+pub mod compose;
 pub mod materialise;
 pub mod model;
 pub mod parse;
 pub mod path;
+pub mod schema;
+pub mod source;
 pub mod text;
 pub mod tool_definition;
+pub mod validate;
 
 pub use tool_definition::AIToolDefinition;

@@ -1,10 +1,37 @@
-//! `objectstack-ai explain` (not wired yet).
+//! `objectstack-ai explain RULE`: a lint rule's documentation.
+
+use objectstack_lint::rules;
+
+use crate::{EXIT_OK, EXIT_UNUSABLE};
 
 /// Arguments of `objectstack-ai explain`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    /// The rule id (`objectstack-ai rules` lists them).
+    #[arg(value_name = "RULE")]
+    rule: String,
+}
 
 /// Runs the command; returns the exit code.
-pub(crate) fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`explain` is not available yet")
+pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
+    match rules::find(&args.rule) {
+        Some(rule) => {
+            println!(
+                "# {} (default: {})\n\n{}",
+                rule.id(),
+                rule.default_severity(),
+                rule.doc()
+            );
+            Ok(EXIT_OK)
+        }
+        None => {
+            let hint = objectstack_lint::nearest_rule_id(&args.rule)
+                .map_or_else(String::new, |id| format!("; did you mean `{id}`?"));
+            eprintln!(
+                "error: unknown rule `{}`{hint} (`objectstack-ai rules` lists them)",
+                args.rule
+            );
+            Ok(EXIT_UNUSABLE)
+        }
+    }
 }

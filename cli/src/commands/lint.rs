@@ -1,10 +1,259 @@
-//! `objectstack-ai lint` (not wired yet).
+//! `objectstack-ai lint`: reference integrity of AI metadata.
+//!
+//! Lints each FILE independently and in parallel, or with `--compose` their
+//! composition as one stack. Levels come from the nearest
+//! `objectstack-lint.toml` (or `--config`), then the command line, where
+//! `--deny` beats `--warn` beats `--allow` for the same rule.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use objectstack_lint::baseline::Filtered;
+use objectstack_lint::render::{self, Format, HumanOptions, SourceText};
+use objectstack_lint::{Baseline, Config, Finding, Level, Severity, Source};
+use rayon::prelude::*;
+
+use crate::input::{Document, read_document};
+use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
+
+/// Where upstream `os compile` writes the compiled stack.
+const DEFAULT_INPUT: &str = "dist/objectstack.json";
 
 /// Arguments of `objectstack-ai lint`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    /// Stack files to lint (default: dist/objectstack.json).
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Lint the files' composition as one stack, so a skill in one file may
+    /// name an action in another.
+    #[arg(long)]
+    compose: bool,
+    /// Output format on stdout.
+    #[arg(long, value_name = "FORMAT", default_value = "human", value_parser = parse_format)]
+    format: Format,
+    /// Also write FORMAT to PATH (repeatable), e.g. `--report sarif=lint.sarif`.
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report)]
+    report: Vec<(Format, PathBuf)>,
+    /// Drop a rule's findings (repeatable).
+    #[arg(long, value_name = "RULE")]
+    allow: Vec<String>,
+    /// Report a rule's findings as warnings (repeatable).
+    #[arg(long, value_name = "RULE")]
+    warn: Vec<String>,
+    /// Report a rule's findings as errors (repeatable; `--deny warnings`
+    /// makes every warning an error).
+    #[arg(long, value_name = "RULE")]
+    deny: Vec<String>,
+    /// Read rule levels from FILE instead of the nearest objectstack-lint.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Report only findings not recorded in this baseline file.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record today's findings in FILE and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    write_baseline: Option<PathBuf>,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+}
+
+fn parse_report(s: &str) -> Result<(Format, PathBuf), String> {
+    let (format, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not FORMAT=PATH (e.g. sarif=lint.sarif)"))?;
+    if path.is_empty() {
+        return Err(format!("`{s}` has no PATH after `=`"));
+    }
+    Ok((format.parse()?, PathBuf::from(path)))
+}
+
+/// A file that could be read, with the name findings report.
+struct Loaded {
+    name: String,
+    doc: Document,
+}
 
 /// Runs the command; returns the exit code.
-pub(crate) fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`lint` is not available yet")
+pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
+    let files = if args.files.is_empty() {
+        let default = PathBuf::from(DEFAULT_INPUT);
+        if !default.is_file() {
+            eprintln!(
+                "error: no FILE given, and {DEFAULT_INPUT} (where `os compile` writes the \
+                 compiled stack) does not exist; compile the stack first or name the files to lint"
+            );
+            return Ok(EXIT_UNUSABLE);
+        }
+        eprintln!("note: no FILE given; linting {DEFAULT_INPUT}");
+        vec![default]
+    } else {
+        args.files.clone()
+    };
+
+    let cli_levels = cli_config(&args)?;
+    let fixed_config = match &args.config {
+        Some(path) => Some(Config::load(path)?),
+        None => None,
+    };
+    let config_for = |path: &Path| -> anyhow::Result<Config> {
+        let mut config = match &fixed_config {
+            Some(c) => c.clone(),
+            None => match Config::discover(path) {
+                Some(found) => Config::load(&found)?,
+                None => Config::default(),
+            },
+        };
+        config.merge(&cli_levels);
+        Ok(config)
+    };
+
+    let loaded: Vec<Result<Loaded, anyhow::Error>> = files
+        .par_iter()
+        .map(|path| {
+            read_document(path).map(|doc| Loaded {
+                name: display_name(path),
+                doc,
+            })
+        })
+        .collect();
+    let mut unusable = false;
+    let mut docs = Vec::new();
+    for result in loaded {
+        match result {
+            Ok(l) => docs.push(l),
+            Err(err) => {
+                unusable = true;
+                eprintln!("error: {err:#}");
+            }
+        }
+    }
+
+    let sources: Vec<Source<'_>> = docs
+        .iter()
+        .map(|l| Source {
+            file: &l.name,
+            text: Some(&l.doc.text),
+            root: &l.doc.root,
+        })
+        .collect();
+    let mut findings: Vec<Finding> = Vec::new();
+    if args.compose {
+        if let Some(first) = docs.first() {
+            let config = config_for(&first.doc.path)?;
+            findings = config.apply(objectstack_lint::lint_composed(&sources));
+        }
+    } else {
+        let per_file = objectstack_lint::lint_each(&sources);
+        for (l, file_findings) in docs.iter().zip(per_file) {
+            findings.extend(config_for(&l.doc.path)?.apply(file_findings));
+        }
+    }
+
+    if let Some(path) = &args.write_baseline {
+        let baseline = Baseline::from_findings(&findings);
+        std::fs::write(path, baseline.to_json())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!(
+            "wrote {} finding(s) to the baseline {}; later runs with `--baseline {}` report only new ones",
+            baseline.entries.len(),
+            path.display(),
+            path.display()
+        );
+        std::mem::forget(docs);
+        return Ok(if unusable { EXIT_UNUSABLE } else { EXIT_OK });
+    }
+
+    if let Some(path) = &args.baseline {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the baseline {}", path.display()))?;
+        let baseline = Baseline::from_json(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let Filtered {
+            new,
+            accepted,
+            gone,
+        } = baseline.filter(findings);
+        findings = new;
+        if accepted > 0 {
+            eprintln!("note: {accepted} finding(s) accepted by the baseline {}", path.display());
+        }
+        if !gone.is_empty() {
+            eprintln!(
+                "note: {} baseline entr{} no longer occur{} (fixed or moved); refresh it with \
+                 `--write-baseline {}`:",
+                gone.len(),
+                if gone.len() == 1 { "y" } else { "ies" },
+                if gone.len() == 1 { "s" } else { "" },
+                path.display()
+            );
+            for entry in &gone {
+                let reference = entry
+                    .reference
+                    .as_deref()
+                    .map_or_else(String::new, |r| format!(" ({r})"));
+                eprintln!("  {} {} {}{reference}", entry.file, entry.path, entry.rule);
+            }
+        }
+    }
+
+    let texts: Vec<SourceText<'_>> = docs
+        .iter()
+        .map(|l| SourceText {
+            file: &l.name,
+            text: &l.doc.text,
+        })
+        .collect();
+    let files_linted = docs.len();
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let main = match args.format {
+        Format::Human => render::human(&findings, &texts, files_linted, &HumanOptions { color }),
+        other => render::render(other, &findings, &texts, files_linted),
+    };
+    for (format, path) in &args.report {
+        std::fs::write(path, render::render(*format, &findings, &texts, files_linted))
+            .with_context(|| format!("cannot write the {format} report {}", path.display()))?;
+    }
+    print!("{main}");
+
+    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    // A large document is not worth freeing just before exit.
+    std::mem::forget(docs);
+    Ok(if unusable {
+        EXIT_UNUSABLE
+    } else if failed {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+/// The command line's levels: allow, then warn, then deny, so the strictest
+/// flag wins for a rule named twice.
+fn cli_config(args: &Args) -> anyhow::Result<Config> {
+    let mut config = Config::default();
+    for (ids, level) in [
+        (&args.allow, Level::Allow),
+        (&args.warn, Level::Warn),
+        (&args.deny, Level::Deny),
+    ] {
+        for id in ids {
+            config.set(id, level)?;
+        }
+    }
+    Ok(config)
+}
+
+/// The path as findings report it: relative to the working directory when
+/// it is inside it, with `/` separators and no leading `./`.
+fn display_name(path: &Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf());
+    let s = relative.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
 }

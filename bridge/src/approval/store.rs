@@ -1,0 +1,146 @@
+//! The storage contract under the approval queue.
+//!
+//! The trait is deliberately small: insert-or-get, read, list, and one
+//! compare-and-set that replaces a row when its version is still the one
+//! read. All of the state machine lives above it, in
+//! [`ApprovalQueue`](super::ApprovalQueue), so every backend enforces the
+//! same rules. Each method is one short transaction.
+//!
+//! A PostgreSQL backend maps one-to-one onto it: a table with the columns
+//! of [`PendingAction`] (JSON as `jsonb`, times as `bigint` milliseconds or
+//! `timestamptz`), a unique index on the dedup key, `insert` as
+//! `INSERT ... ON CONFLICT (dedup_key) DO NOTHING RETURNING *` followed by
+//! a `SELECT` when nothing was returned, and `compare_and_set` as
+//! `UPDATE ... WHERE id = $1 AND version = $2` (a conflict is zero rows
+//! updated, then a `SELECT` reports the current row). The trait is
+//! synchronous so it works from the CLI and from any async runtime alike;
+//! a Postgres implementation would use a synchronous client or block on
+//! its pool.
+
+use super::{PendingAction, State};
+
+/// Why the storage backend failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file is not an approval queue (another database, or not SQLite).
+    #[error("{path} is not an approval queue: {detail}")]
+    NotAQueue {
+        /// The file.
+        path: String,
+        /// What was found instead.
+        detail: String,
+    },
+    /// The queue file does not exist (and was not to be created).
+    #[error(
+        "no approval queue at {path}: the file does not exist (the host creates it when it first queues an action)"
+    )]
+    Missing {
+        /// The file.
+        path: String,
+    },
+    /// The file was written by a newer version of this library.
+    #[error(
+        "{path} has schema version {found}, newer than the {supported} this build understands; upgrade objectstack-ai"
+    )]
+    SchemaTooNew {
+        /// The file.
+        path: String,
+        /// Its schema version.
+        found: i64,
+        /// The newest this build reads.
+        supported: i64,
+    },
+    /// Other writers held the database longer than the busy timeout.
+    #[error(
+        "the approval queue stayed locked by other writers longer than the busy timeout ({operation})"
+    )]
+    Busy {
+        /// What was being done.
+        operation: &'static str,
+    },
+    /// A stored row cannot be read back.
+    #[error("pending action `{id}` cannot be read: {detail}")]
+    CorruptRow {
+        /// The row's id.
+        id: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Any other backend failure.
+    #[error("approval store failed while {operation}: {message}")]
+    Backend {
+        /// What was being done.
+        operation: &'static str,
+        /// The backend's message.
+        message: String,
+    },
+}
+
+/// The outcome of [`ApprovalStore::compare_and_set`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cas {
+    /// The row had the expected version and now holds the new values.
+    Applied,
+    /// The row had moved on; this is its current value.
+    Conflict(Box<PendingAction>),
+    /// No row has that id.
+    Missing,
+}
+
+/// Which rows [`ApprovalStore::list`] returns. Unset fields do not filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    /// Only rows in this state.
+    pub state: Option<State>,
+    /// Only rows created strictly before this time (ms since the epoch).
+    pub created_before: Option<i64>,
+    /// Only rows whose lease ends at or before this time.
+    pub lease_expired_at: Option<i64>,
+    /// Only rows of this tool.
+    pub tool_name: Option<String>,
+    /// Only rows of this conversation.
+    pub conversation_id: Option<String>,
+    /// At most this many rows.
+    pub limit: Option<usize>,
+}
+
+impl ListFilter {
+    /// Whether `row` passes the filter (the limit aside).
+    pub fn matches(&self, row: &PendingAction) -> bool {
+        self.state.is_none_or(|s| row.state == s)
+            && self.created_before.is_none_or(|t| row.created_at < t)
+            && self
+                .lease_expired_at
+                .is_none_or(|t| row.lease_until.is_some_and(|l| l <= t))
+            && self.tool_name.as_deref().is_none_or(|t| row.tool_name == t)
+            && self
+                .conversation_id
+                .as_deref()
+                .is_none_or(|c| row.conversation_id.as_deref() == Some(c))
+    }
+}
+
+/// Durable storage of pending actions.
+///
+/// Implementations must make each method atomic and must never change a
+/// row except through [`compare_and_set`](ApprovalStore::compare_and_set).
+pub trait ApprovalStore: Send + Sync {
+    /// Stores `row` unless a row with the same
+    /// [`dedup_key`](PendingAction::dedup_key) exists. Returns the stored
+    /// row (the existing one on a duplicate) and whether it was inserted.
+    fn insert(&self, row: &PendingAction) -> Result<(PendingAction, bool), StoreError>;
+
+    /// The row with this id.
+    fn get(&self, id: &str) -> Result<Option<PendingAction>, StoreError>;
+
+    /// Rows passing `filter`, oldest first (by creation time, then id).
+    fn list(&self, filter: &ListFilter) -> Result<Vec<PendingAction>, StoreError>;
+
+    /// Replaces the row `next.id` with `next` if its version is still
+    /// `expected_version`; otherwise reports the current row.
+    fn compare_and_set(
+        &self,
+        expected_version: u64,
+        next: &PendingAction,
+    ) -> Result<Cas, StoreError>;
+}

@@ -1,0 +1,583 @@
+//! Which actions of a stack become AI tools, and the tool definition of
+//! each (ADR-0011).
+//!
+//! [`materialise`] walks every object's `actions` in document order (a
+//! missing `objectName` is filled from the object), then the stack-level
+//! `actions`, and sorts each action into exactly one of
+//! [`Materialised::registered`] or [`Materialised::skipped`]; an action that
+//! registers may also produce a [`Warning`]. All three lists keep that walk
+//! order.
+//!
+//! For each action the FIRST reason that applies is reported:
+//! 1. the static predicate of the `spec` crate
+//!    ([`objectstack_spec::materialise::static_skip`]): `not_exposed`,
+//!    `missing_description`, `invalid_ai_block`, `ui_only_type`,
+//!    `unsupported_type`, `missing_target` — the lint calls the same
+//!    function, so the two can never disagree;
+//! 2. only when a [`Wiring`] is given: `no_automation` (a `flow` action and
+//!    no automation service), `no_api_client` (an `api` action and neither
+//!    an API client nor a base URL);
+//! 3. only when a [`Wiring`] is given: `requires_confirmation` (the action
+//!    needs a human's confirmation and the approval queue is not wired);
+//! 4. `missing_name` (the action has no string `name`, so it has no tool
+//!    name; upstream's schema makes `name` mandatory, so upstream never sees
+//!    this case);
+//! 5. `name_collision`: `action_<name>` is a curated platform tool, is
+//!    already registered in the host (the `already_registered` callback) or
+//!    was registered earlier in this walk. The name already taken wins.
+//!
+//! Each registered action's [`AIToolDefinition`] follows behaviour.md
+//! "The tool definition" (see the crate README for the rules and the few
+//! deliberate differences from the old bridge).
+
+mod definition;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use objectstack_spec::AIToolDefinition;
+use objectstack_spec::collection::records;
+use objectstack_spec::materialise::{
+    ConfirmationReason, Route, StaticSkip, asserted_safe_despite_destructive, destructive_signal,
+    is_row_context, needs_confirmation, route_or_skip, static_skip,
+};
+use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde_json::{Map, Value};
+
+use definition::{ObjectIndex, Owner};
+
+/// The services a runtime has wired, which decide whether `flow` and `api`
+/// actions can run and whether actions that need confirmation can be
+/// queued for a human.
+///
+/// Pass `None` instead of a `Wiring` to apply the static checks only (what
+/// the lint does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Wiring {
+    /// An automation service is present, so `flow` actions can run.
+    pub automation: bool,
+    /// An API client or a base URL is configured, so `api` actions can run.
+    pub api_client: bool,
+    /// The approval queue is wired (approval enabled and a queue that can
+    /// take proposals), so actions that need confirmation can register.
+    pub approval: bool,
+}
+
+impl Wiring {
+    /// Nothing wired: a runtime with no services.
+    pub const NONE: Wiring = Wiring {
+        automation: false,
+        api_client: false,
+        approval: false,
+    };
+
+    /// Everything wired: automation, an API client and the approval queue.
+    pub const ALL: Wiring = Wiring {
+        automation: true,
+        api_client: true,
+        approval: true,
+    };
+}
+
+/// Why an action did not become a tool: a stable machine-readable code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipCode {
+    /// `ai.exposed` is not `true`.
+    NotExposed,
+    /// Exposed, but `ai.description` is missing or empty.
+    MissingDescription,
+    /// The `ai` block is malformed.
+    InvalidAiBlock,
+    /// A UI-only type (`url`, `modal`, `form`).
+    UiOnlyType,
+    /// Any other type the bridge cannot dispatch, or no type.
+    UnsupportedType,
+    /// A `script` with neither `target` nor `body`, an `api`/`flow` with no
+    /// `target`.
+    MissingTarget,
+    /// A `flow` action and no automation service is wired.
+    NoAutomation,
+    /// An `api` action and neither an API client nor a base URL is wired.
+    NoApiClient,
+    /// The action needs confirmation and the approval queue is not wired.
+    RequiresConfirmation,
+    /// The action has no string `name`, so it has no tool name.
+    MissingName,
+    /// The tool name is already taken (platform tools win).
+    NameCollision,
+}
+
+impl SkipCode {
+    /// Every code, in the order the checks run.
+    pub const ALL: &'static [SkipCode] = &[
+        SkipCode::NotExposed,
+        SkipCode::MissingDescription,
+        SkipCode::InvalidAiBlock,
+        SkipCode::UiOnlyType,
+        SkipCode::UnsupportedType,
+        SkipCode::MissingTarget,
+        SkipCode::NoAutomation,
+        SkipCode::NoApiClient,
+        SkipCode::RequiresConfirmation,
+        SkipCode::MissingName,
+        SkipCode::NameCollision,
+    ];
+
+    /// The code as written in JSON output (`not_exposed`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipCode::NotExposed => "not_exposed",
+            SkipCode::MissingDescription => "missing_description",
+            SkipCode::InvalidAiBlock => "invalid_ai_block",
+            SkipCode::UiOnlyType => "ui_only_type",
+            SkipCode::UnsupportedType => "unsupported_type",
+            SkipCode::MissingTarget => "missing_target",
+            SkipCode::NoAutomation => "no_automation",
+            SkipCode::NoApiClient => "no_api_client",
+            SkipCode::RequiresConfirmation => "requires_confirmation",
+            SkipCode::MissingName => "missing_name",
+            SkipCode::NameCollision => "name_collision",
+        }
+    }
+
+    /// The code of a static skip reason.
+    pub fn of_static(skip: &StaticSkip) -> SkipCode {
+        match skip {
+            StaticSkip::NotExposed => SkipCode::NotExposed,
+            StaticSkip::MissingDescription => SkipCode::MissingDescription,
+            StaticSkip::InvalidAiBlock(_) => SkipCode::InvalidAiBlock,
+            StaticSkip::UiOnlyType(_) => SkipCode::UiOnlyType,
+            StaticSkip::UnsupportedType(_) => SkipCode::UnsupportedType,
+            StaticSkip::MissingTarget { .. } => SkipCode::MissingTarget,
+        }
+    }
+}
+
+impl fmt::Display for SkipCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for SkipCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// The code of a [`Warning`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WarningCode {
+    /// The action looks destructive (`confirmText`, `mode: delete` or
+    /// `variant: danger`) but asserts `ai.requiresConfirmation: false`, so
+    /// it registers and runs unattended.
+    DestructiveUnattended,
+}
+
+impl WarningCode {
+    /// The code as written in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::DestructiveUnattended => "destructive_unattended",
+        }
+    }
+}
+
+impl fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for WarningCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Where an action sits in the stack, with its position in the walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Location {
+    /// Position in the walk (0 for the first action visited).
+    pub ordinal: usize,
+    /// Lenient index of the owning object in `objects`, or `None` for a
+    /// stack-level action.
+    pub object: Option<usize>,
+    /// Lenient index of the action in its `actions` collection.
+    pub action: usize,
+}
+
+impl fmt::Display for Location {
+    /// The lenient JSON path: `objects[0].actions[2]` or `actions[1]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.object {
+            Some(o) => write!(f, "objects[{o}].actions[{}]", self.action),
+            None => write!(f, "actions[{}]", self.action),
+        }
+    }
+}
+
+/// An action that became a tool: its definition plus what a runtime needs
+/// to dispatch it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registered<'a> {
+    /// The tool definition handed to an agent runtime.
+    pub definition: AIToolDefinition,
+    /// The action's `name`.
+    pub action_name: String,
+    /// The object the action acts on (its `objectName`, else the owning
+    /// object's name).
+    pub object: Option<String>,
+    /// How the action is dispatched.
+    pub route: Route,
+    /// Why calls need a human's confirmation, if they do (the value behind
+    /// `definition.requires_confirmation`).
+    pub confirmation: Option<ConfirmationReason>,
+    /// The destructive signal the action carries, whatever
+    /// `ai.requiresConfirmation` says.
+    pub destructive: Option<ConfirmationReason>,
+    /// Whether the definition carries the injected `recordId` parameter
+    /// (the action has an object and a row-context location).
+    pub row_context: bool,
+    /// Where the action sits in the stack.
+    pub location: Location,
+    /// The action's JSON (borrowed from the stack when it can be).
+    pub action: Cow<'a, Map<String, Value>>,
+}
+
+impl Registered<'_> {
+    /// Detaches the registration from the stack it was read from.
+    pub fn into_owned(self) -> Registered<'static> {
+        Registered {
+            definition: self.definition,
+            action_name: self.action_name,
+            object: self.object,
+            route: self.route,
+            confirmation: self.confirmation,
+            destructive: self.destructive,
+            row_context: self.row_context,
+            location: self.location,
+            action: Cow::Owned(self.action.into_owned()),
+        }
+    }
+}
+
+/// An action that did not become a tool, and why.
+///
+/// Serialises as `{"action", "object", "code", "reason"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The action's `name`, or `#<index>` in its collection when it has none.
+    pub action: String,
+    /// The object the action acts on, when known.
+    pub object: Option<String>,
+    /// The machine-readable reason.
+    pub code: SkipCode,
+    /// What is wrong and how to change it, for a person.
+    pub reason: String,
+    /// Where the action sits in the stack.
+    #[serde(skip)]
+    pub location: Location,
+}
+
+/// Something a person should know about an action that did register.
+///
+/// Serialises as `{"action", "object", "code", "warning"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// The action's `name`.
+    pub action: String,
+    /// The object the action acts on, when known.
+    pub object: Option<String>,
+    /// The machine-readable kind.
+    pub code: WarningCode,
+    /// The message.
+    pub warning: String,
+    /// Where the action sits in the stack.
+    #[serde(skip)]
+    pub location: Location,
+}
+
+/// The outcome of [`materialise`]: every action of the stack, sorted into
+/// registered and skipped, in walk order.
+///
+/// Serialises as `{"registered": [AIToolDefinition...], "skipped": [...],
+/// "warnings": [...]}`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Materialised<'a> {
+    /// The actions that became tools.
+    pub registered: Vec<Registered<'a>>,
+    /// The actions that did not, each with the first reason that applied.
+    pub skipped: Vec<Skipped>,
+    /// Warnings about registered actions.
+    pub warnings: Vec<Warning>,
+}
+
+impl Materialised<'_> {
+    /// Detaches the outcome from the stack it was read from.
+    pub fn into_owned(self) -> Materialised<'static> {
+        Materialised {
+            registered: self
+                .registered
+                .into_iter()
+                .map(Registered::into_owned)
+                .collect(),
+            skipped: self.skipped,
+            warnings: self.warnings,
+        }
+    }
+
+    /// The registered tool definitions, in walk order.
+    pub fn definitions(&self) -> impl Iterator<Item = &AIToolDefinition> {
+        self.registered.iter().map(|r| &r.definition)
+    }
+}
+
+impl Serialize for Materialised<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Definitions<'s, 'a>(&'s [Registered<'a>]);
+        impl Serialize for Definitions<'_, '_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.iter().map(|r| &r.definition))
+            }
+        }
+        let mut s = serializer.serialize_struct("Materialised", 3)?;
+        s.serialize_field("registered", &Definitions(&self.registered))?;
+        s.serialize_field("skipped", &self.skipped)?;
+        s.serialize_field("warnings", &self.warnings)?;
+        s.end()
+    }
+}
+
+/// Materialises a stack's actions as AI tools.
+///
+/// `wiring` is the runtime's services (`None`: static checks only, see the
+/// module docs). `already_registered` says whether the host already has a
+/// tool of that name; curated platform tool names
+/// ([`objectstack_registry::is_platform_tool`]) are always taken, whatever it
+/// says. Lookups of objects and fields are hashed, so the work is linear in
+/// the size of the stack.
+pub fn materialise<'a>(
+    stack: &'a Map<String, Value>,
+    wiring: Option<&Wiring>,
+    already_registered: &dyn Fn(&str) -> bool,
+) -> Materialised<'a> {
+    let objects = records(stack.get("objects"));
+    let index = ObjectIndex::build(&objects);
+    let mut walk = Walk {
+        wiring,
+        already_registered,
+        index: &index,
+        taken: HashMap::new(),
+        out: Materialised::default(),
+        ordinal: 0,
+    };
+    for (object_index, object) in objects.iter().enumerate() {
+        let object_name = object.name();
+        match &object.fields {
+            Cow::Borrowed(fields) => {
+                let fields: &'a Map<String, Value> = fields;
+                for action in records(fields.get("actions")) {
+                    let at = action.index();
+                    walk.visit(action.fields, Some(object_index), at, object_name);
+                }
+            }
+            Cow::Owned(fields) => {
+                for action in records(fields.get("actions")) {
+                    let at = action.index();
+                    let owned = Cow::Owned(action.fields.into_owned());
+                    walk.visit(owned, Some(object_index), at, object_name);
+                }
+            }
+        }
+    }
+    for action in records(stack.get("actions")) {
+        let at = action.index();
+        walk.visit(action.fields, None, at, None);
+    }
+    walk.out
+}
+
+/// The state of one walk over a stack.
+struct Walk<'w, 'a> {
+    wiring: Option<&'w Wiring>,
+    already_registered: &'w dyn Fn(&str) -> bool,
+    index: &'w ObjectIndex<'w>,
+    /// Tool names registered in this walk, with where they came from.
+    taken: HashMap<String, Location>,
+    out: Materialised<'a>,
+    ordinal: usize,
+}
+
+impl<'a> Walk<'_, 'a> {
+    fn visit(
+        &mut self,
+        action: Cow<'a, Map<String, Value>>,
+        object_index: Option<usize>,
+        action_index: usize,
+        owner_name: Option<&str>,
+    ) {
+        let location = Location {
+            ordinal: self.ordinal,
+            object: object_index,
+            action: action_index,
+        };
+        self.ordinal += 1;
+        let name = action.get("name").and_then(Value::as_str);
+        let object = action
+            .get("objectName")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .or(owner_name)
+            .map(str::to_owned);
+        let skip = |code: SkipCode, reason: String| Skipped {
+            action: name.map_or_else(|| format!("#{action_index}"), str::to_owned),
+            object: object.clone(),
+            code,
+            reason,
+            location,
+        };
+
+        if let Some(reason) = static_skip(&action) {
+            let skipped = skip(SkipCode::of_static(&reason), reason.reason());
+            self.out.skipped.push(skipped);
+            return;
+        }
+        let route = match route_or_skip(&action) {
+            Ok(route) => route,
+            // Unreachable while `static_skip` agrees with `route_or_skip`;
+            // reported rather than assumed.
+            Err(reason) => {
+                let skipped = skip(SkipCode::of_static(&reason), reason.reason());
+                self.out.skipped.push(skipped);
+                return;
+            }
+        };
+        let confirmation = needs_confirmation(&action);
+        if let Some(wiring) = self.wiring {
+            if let Some((code, reason)) = wiring_skip(wiring, route, confirmation) {
+                self.out.skipped.push(skip(code, reason));
+                return;
+            }
+        }
+        let Some(name) = name else {
+            let reason = "the action has no `name`, so it has no tool name: give it a snake_case \
+                          `name`"
+                .to_owned();
+            self.out.skipped.push(skip(SkipCode::MissingName, reason));
+            return;
+        };
+        let tool_name = objectstack_registry::action_tool_name(name);
+        if let Some(reason) = self.collision(&tool_name) {
+            self.out.skipped.push(skip(SkipCode::NameCollision, reason));
+            return;
+        }
+
+        let owner = Owner {
+            name: object.as_deref(),
+            object: object
+                .as_deref()
+                .and_then(|n| self.index.get(n))
+                .or_else(|| object_index.and_then(|i| self.index.at(i))),
+        };
+        let row_context = object.is_some() && is_row_context(&action);
+        let definition = definition::build(tool_name.clone(), &action, &owner, self.index);
+        let destructive = destructive_signal(&action);
+        if asserted_safe_despite_destructive(&action) {
+            let signal = destructive.map_or("a destructive signal", |d| d.as_source());
+            self.out.warnings.push(Warning {
+                action: name.to_owned(),
+                object: object.clone(),
+                code: WarningCode::DestructiveUnattended,
+                warning: format!(
+                    "`{tool_name}` looks destructive (`{signal}`) but sets \
+                     `ai.requiresConfirmation: false`, so the AI runs it without a human's \
+                     approval; remove the override to route calls through the approval queue, \
+                     or keep it if running unattended is intended"
+                ),
+                location,
+            });
+        }
+        self.taken.insert(tool_name, location);
+        self.out.registered.push(Registered {
+            definition,
+            action_name: name.to_owned(),
+            object,
+            route,
+            confirmation,
+            destructive,
+            row_context,
+            location,
+            action,
+        });
+    }
+
+    /// Why `tool_name` cannot be registered, if it cannot.
+    fn collision(&self, tool_name: &str) -> Option<String> {
+        if let Some(package) = objectstack_registry::owner(tool_name) {
+            return Some(format!(
+                "`{tool_name}` is a platform tool registered by `{package}`, and platform tools \
+                 win: rename the action"
+            ));
+        }
+        if let Some(first) = self.taken.get(tool_name) {
+            return Some(format!(
+                "`{tool_name}` is already registered by the action at {first}: action names must \
+                 be unique across the stack, so rename one of them"
+            ));
+        }
+        if (self.already_registered)(tool_name) {
+            return Some(format!(
+                "`{tool_name}` is already registered in this runtime, and the tool registered \
+                 first wins: rename the action"
+            ));
+        }
+        None
+    }
+}
+
+/// The wiring checks (steps 7 and 8 of behaviour.md), in order.
+fn wiring_skip(
+    wiring: &Wiring,
+    route: Route,
+    confirmation: Option<ConfirmationReason>,
+) -> Option<(SkipCode, String)> {
+    match route {
+        Route::Flow if !wiring.automation => {
+            return Some((
+                SkipCode::NoAutomation,
+                "a `flow` action runs through the automation service, and none is wired: \
+                 register an automation service with the runtime"
+                    .to_owned(),
+            ));
+        }
+        Route::Api if !wiring.api_client => {
+            return Some((
+                SkipCode::NoApiClient,
+                "an `api` action needs an API client or a base URL to resolve its target, and \
+                 neither is configured: configure one in the runtime"
+                    .to_owned(),
+            ));
+        }
+        _ => {}
+    }
+    if let Some(why) = confirmation {
+        if !wiring.approval {
+            return Some((
+                SkipCode::RequiresConfirmation,
+                format!(
+                    "the action needs a human's confirmation (`{}`) and the approval queue is not \
+                     wired, so it cannot run unattended: wire the approval queue, or set \
+                     `ai.requiresConfirmation: false` if it is safe to run without one",
+                    why.as_source()
+                ),
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,645 @@
+use serde_json::json;
+
+use super::*;
+
+const DESC: &str = "Does one useful thing to a record, described for a model.";
+
+fn map(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn run(stack: &Map<String, Value>, wiring: Option<&Wiring>) -> Materialised<'static> {
+    materialise(stack, wiring, &|_| false).into_owned()
+}
+
+/// An exposed script action with extra keys laid over it.
+fn action(name: &str, extra: Value) -> Value {
+    let mut a = map(json!({
+        "name": name,
+        "label": "Do It",
+        "type": "script",
+        "target": "doIt",
+        "ai": {"exposed": true, "description": DESC}
+    }));
+    for (k, v) in map(extra) {
+        if let (true, Value::Object(extra_ai)) = (k == "ai", &v) {
+            if let Some(Value::Object(ai)) = a.get_mut("ai") {
+                for (k, v) in extra_ai {
+                    ai.insert(k.clone(), v.clone());
+                }
+            }
+        } else if v.is_null() {
+            a.remove(&k);
+        } else {
+            a.insert(k, v);
+        }
+    }
+    Value::Object(a)
+}
+
+/// A stack with one object `task` (fields as given) holding the actions.
+fn task_stack(fields: Value, actions: Vec<Value>) -> Map<String, Value> {
+    map(json!({"objects": [{"name": "task", "label": "Task", "fields": fields, "actions": actions}]}))
+}
+
+fn one(extra: Value) -> Materialised<'static> {
+    run(&task_stack(json!({}), vec![action("a", extra)]), Some(&Wiring::ALL))
+}
+
+fn params(extra: Value) -> Value {
+    let m = one(extra);
+    assert!(m.skipped.is_empty(), "{:?}", m.skipped);
+    Value::Object(m.registered[0].definition.parameters.clone())
+}
+
+fn params_with_fields(fields: Value, extra: Value) -> Value {
+    let m = run(&task_stack(fields, vec![action("a", extra)]), Some(&Wiring::ALL));
+    assert!(m.skipped.is_empty(), "{:?}", m.skipped);
+    Value::Object(m.registered[0].definition.parameters.clone())
+}
+
+fn skip_code(m: &Materialised<'_>) -> Option<&'static str> {
+    m.skipped.first().map(|s| s.code.as_str())
+}
+
+// ---- skip codes -------------------------------------------------------
+
+#[test]
+fn static_codes_come_from_the_spec_predicate() {
+    let cases = [
+        (json!({"ai": {"exposed": false}}), "not_exposed"),
+        (json!({"ai": null}), "not_exposed"),
+        (json!({"ai": {"description": ""}}), "missing_description"),
+        (json!({"ai": {"category": "magic"}}), "invalid_ai_block"),
+        (json!({"ai": {"requiresConfirmation": "yes"}}), "invalid_ai_block"),
+        (json!({"type": "modal"}), "ui_only_type"),
+        (json!({"type": "email"}), "unsupported_type"),
+        (json!({"type": null}), "unsupported_type"),
+        (json!({"target": null}), "missing_target"),
+        (json!({"type": "flow", "target": null}), "missing_target"),
+    ];
+    for (extra, code) in cases {
+        let m = one(extra.clone());
+        assert_eq!(skip_code(&m), Some(code), "{extra}");
+        assert!(m.registered.is_empty());
+        let a = action("a", extra);
+        let expected = static_skip(a.as_object().unwrap()).unwrap().reason();
+        assert_eq!(m.skipped[0].reason, expected);
+    }
+}
+
+#[test]
+fn no_automation_only_when_wired_without_it() {
+    let stack = task_stack(json!({}), vec![action("f", json!({"type": "flow", "target": "f1"}))]);
+    let m = run(&stack, Some(&Wiring::NONE));
+    assert_eq!(skip_code(&m), Some("no_automation"));
+    assert!(m.skipped[0].reason.contains("automation service"));
+    let wired = Wiring {
+        automation: true,
+        ..Wiring::NONE
+    };
+    assert_eq!(run(&stack, Some(&wired)).registered.len(), 1);
+    assert_eq!(run(&stack, None).registered.len(), 1);
+}
+
+#[test]
+fn no_api_client_only_when_wired_without_it() {
+    let stack = task_stack(json!({}), vec![action("h", json!({"type": "api", "target": "/x"}))]);
+    let m = run(&stack, Some(&Wiring::NONE));
+    assert_eq!(skip_code(&m), Some("no_api_client"));
+    let wired = Wiring {
+        api_client: true,
+        ..Wiring::NONE
+    };
+    let r = run(&stack, Some(&wired));
+    assert_eq!(r.registered.len(), 1);
+    assert_eq!(r.registered[0].route, Route::Api);
+    assert_eq!(run(&stack, None).registered.len(), 1);
+}
+
+#[test]
+fn requires_confirmation_names_why() {
+    let cases = [
+        (json!({"ai": {"requiresConfirmation": true}}), "ai.requiresConfirmation: true"),
+        (json!({"confirmText": "Sure?", "mode": "delete"}), "confirmText"),
+        (json!({"mode": "delete", "variant": "danger"}), "mode: delete"),
+        (json!({"variant": "danger"}), "variant: danger"),
+    ];
+    for (extra, why) in cases {
+        let stack = task_stack(json!({}), vec![action("d", extra.clone())]);
+        let m = run(&stack, Some(&Wiring::NONE));
+        assert_eq!(skip_code(&m), Some("requires_confirmation"), "{extra}");
+        assert!(m.skipped[0].reason.contains(&format!("(`{why}`)")), "{}", m.skipped[0].reason);
+        let approved = Wiring {
+            approval: true,
+            ..Wiring::NONE
+        };
+        let r = run(&stack, Some(&approved));
+        assert_eq!(r.registered.len(), 1, "{extra}");
+        assert_eq!(r.registered[0].definition.requires_confirmation, Some(true));
+        // With no wiring context only the static checks apply.
+        assert_eq!(run(&stack, None).registered.len(), 1);
+    }
+}
+
+#[test]
+fn missing_name_is_skipped_with_its_index() {
+    let m = one(json!({"name": null}));
+    assert_eq!(skip_code(&m), Some("missing_name"));
+    assert_eq!(m.skipped[0].action, "#0");
+    // A nameless action that does not materialise keeps its static reason.
+    let m = one(json!({"name": 7, "type": "url"}));
+    assert_eq!(skip_code(&m), Some("ui_only_type"));
+}
+
+#[test]
+fn name_collision_within_the_run_keeps_the_first() {
+    let stack = map(json!({
+        "objects": [
+            {"name": "a", "actions": [action("go", json!({}))]},
+            {"name": "b", "actions": [action("go", json!({}))]}
+        ],
+        "actions": [action("go", json!({}))]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert_eq!(m.registered.len(), 1);
+    assert_eq!(m.registered[0].object.as_deref(), Some("a"));
+    assert_eq!(m.skipped.len(), 2);
+    assert!(m.skipped.iter().all(|s| s.code == SkipCode::NameCollision));
+    assert!(m.skipped[0].reason.contains("objects[0].actions[0]"), "{}", m.skipped[0].reason);
+    assert_eq!(m.skipped[1].object, None);
+}
+
+#[test]
+fn name_collision_with_the_host_registry() {
+    let stack = task_stack(json!({}), vec![action("go", json!({})), action("stay", json!({}))]);
+    let m = materialise(&stack, Some(&Wiring::ALL), &|n| n == "action_go");
+    assert_eq!(skip_code(&m), Some("name_collision"));
+    assert!(m.skipped[0].reason.contains("already registered in this runtime"));
+    assert_eq!(m.registered.len(), 1);
+    assert_eq!(m.registered[0].definition.name, "action_stay");
+}
+
+#[test]
+fn platform_tools_always_win() {
+    // No curated name starts with `action_` today, so exercise the check
+    // itself: a platform name is taken whatever the host says.
+    let index = ObjectIndex::default();
+    let walk = Walk {
+        wiring: None,
+        already_registered: &|_| false,
+        index: &index,
+        taken: HashMap::new(),
+        out: Materialised::default(),
+        ordinal: 0,
+    };
+    let reason = walk.collision("query_data").unwrap();
+    assert!(reason.contains("platform tool registered by `service-ai`"), "{reason}");
+    assert_eq!(walk.collision("action_query_data"), None);
+}
+
+#[test]
+fn first_reason_wins() {
+    // Not exposed beats UI-only.
+    let m = one(json!({"type": "modal", "ai": {"exposed": false}}));
+    assert_eq!(skip_code(&m), Some("not_exposed"));
+    // Missing target beats the wiring checks.
+    let stack = task_stack(json!({}), vec![action("f", json!({"type": "flow", "target": ""}))]);
+    assert_eq!(skip_code(&run(&stack, Some(&Wiring::NONE))), Some("missing_target"));
+    // The wiring of the route beats confirmation.
+    let stack = task_stack(
+        json!({}),
+        vec![action("h", json!({"type": "api", "target": "/x", "variant": "danger"}))],
+    );
+    assert_eq!(skip_code(&run(&stack, Some(&Wiring::NONE))), Some("no_api_client"));
+    // Confirmation beats a name collision.
+    let stack = task_stack(
+        json!({}),
+        vec![action("x", json!({})), action("x", json!({"mode": "delete"}))],
+    );
+    let m = run(&stack, Some(&Wiring::NONE));
+    assert_eq!(skip_code(&m), Some("requires_confirmation"));
+}
+
+// ---- walk ----------------------------------------------------------------
+
+#[test]
+fn walks_objects_then_stack_actions_and_fills_object_name() {
+    let stack = map(json!({
+        "actions": [action("s1", json!({"objectName": "b"})), action("s2", json!({}))],
+        "objects": [
+            {"name": "a", "actions": [action("a1", json!({})), action("a2", json!({"ai": {"exposed": false}}))]},
+            {"name": "b", "actions": {"b1": action("ignored_name_is_key_overridden", json!({"name": null}))}}
+        ]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    let names: Vec<_> = m.registered.iter().map(|r| r.definition.name.as_str()).collect();
+    assert_eq!(names, ["action_a1", "action_b1", "action_s1", "action_s2"]);
+    let objects: Vec<_> = m.registered.iter().map(|r| r.object.as_deref()).collect();
+    assert_eq!(objects, [Some("a"), Some("b"), Some("b"), None]);
+    let locations: Vec<_> = m.registered.iter().map(|r| r.location.to_string()).collect();
+    assert_eq!(
+        locations,
+        ["objects[0].actions[0]", "objects[1].actions[0]", "actions[0]", "actions[1]"]
+    );
+    let ordinals: Vec<_> = m.registered.iter().map(|r| r.location.ordinal).collect();
+    assert_eq!(ordinals, [0, 2, 3, 4]);
+    assert_eq!(m.skipped[0].location.ordinal, 1);
+    assert_eq!(m.registered[1].definition.object_name.as_deref(), Some("b"));
+}
+
+#[test]
+fn borrows_array_collections_and_copies_map_ones() {
+    let stack = task_stack(json!({}), vec![action("a", json!({}))]);
+    let m = materialise(&stack, None, &|_| false);
+    assert!(matches!(m.registered[0].action, Cow::Borrowed(_)));
+    let stack = map(json!({"objects": {"task": {"actions": [action("a", json!({}))]}}}));
+    let m = materialise(&stack, None, &|_| false);
+    assert!(matches!(m.registered[0].action, Cow::Owned(_)));
+    assert_eq!(m.registered[0].object.as_deref(), Some("task"));
+}
+
+#[test]
+fn junk_shapes_never_panic() {
+    for stack in [
+        json!({"objects": 5, "actions": "x"}),
+        json!({"objects": [null, 1, {"actions": 3}], "actions": [null, []]}),
+        json!({"objects": [{"name": 3, "fields": "x", "actions": [
+            action("p", json!({"params": [null, 3, {"name": 4}, {"field": ["x"]}, {"name": "ok", "options": "x", "type": 9}]}))
+        ]}]}),
+        json!({"objects": [{"name": "o", "fields": [1, {"name": 2}, {"name": "f", "options": 3}], "actions": [
+            action("q", json!({"params": [{"field": "f", "objectOverride": 5, "label": {"en": "x"}, "required": "yes"}],
+                               "locations": "record_header",
+                               "ai": {"paramHints": {"f": {"description": 3, "enum": "x", "examples": {}}}}}))
+        ]}]}),
+    ] {
+        let m = run(&map(stack.clone()), Some(&Wiring::ALL));
+        for r in &m.registered {
+            let schema = Value::Object(r.definition.parameters.clone());
+            assert!(jsonschema::draft202012::meta::is_valid(&schema), "{schema}");
+        }
+    }
+}
+
+// ---- the definition ---------------------------------------------------------
+
+#[test]
+fn definition_copies_category_output_schema_label_and_object() {
+    let m = one(json!({
+        "ai": {"category": "data", "outputSchema": {"type": "object", "properties": {"count": {}, "ids": {}}}}
+    }));
+    let d = &m.registered[0].definition;
+    assert_eq!(d.name, "action_a");
+    assert_eq!(d.label.as_deref(), Some("Do It"));
+    assert_eq!(d.category.as_deref(), Some("data"));
+    assert_eq!(d.object_name.as_deref(), Some("task"));
+    assert_eq!(d.requires_confirmation, Some(false));
+    assert_eq!(
+        d.description,
+        format!("{DESC}\n\nReturns an object with: count, ids.")
+    );
+    assert_eq!(
+        d.output_schema.as_ref().map(|s| Value::Object(s.clone())),
+        Some(json!({"type": "object", "properties": {"count": {}, "ids": {}}}))
+    );
+}
+
+#[test]
+fn description_has_no_returns_line_without_properties() {
+    for schema in [json!({"type": "object"}), json!({"type": "object", "properties": {}}), json!({"properties": []})] {
+        let m = one(json!({"ai": {"outputSchema": schema}}));
+        assert_eq!(m.registered[0].definition.description, DESC);
+    }
+    assert_eq!(one(json!({})).registered[0].definition.description, DESC);
+}
+
+#[test]
+fn field_write_rides_the_script_route() {
+    let m = one(json!({"type": null, "target": null, "operation": "update", "patch": {"done": true}}));
+    assert_eq!(m.registered.len(), 1);
+    assert_eq!(m.registered[0].route, Route::FieldWrite);
+}
+
+#[test]
+fn warns_when_destructive_runs_unattended() {
+    let m = one(json!({"variant": "danger", "ai": {"requiresConfirmation": false}}));
+    assert_eq!(m.registered.len(), 1);
+    assert_eq!(m.registered[0].definition.requires_confirmation, Some(false));
+    assert_eq!(m.registered[0].destructive, Some(ConfirmationReason::VariantDanger));
+    assert_eq!(m.warnings.len(), 1);
+    assert_eq!(m.warnings[0].code, WarningCode::DestructiveUnattended);
+    assert!(m.warnings[0].warning.contains("`variant: danger`"));
+    // No warning for an action that does not register.
+    let m = one(json!({"type": "url", "variant": "danger", "ai": {"requiresConfirmation": false}}));
+    assert!(m.warnings.is_empty());
+}
+
+#[test]
+fn serialises_the_documented_shape() {
+    let stack = task_stack(
+        json!({}),
+        vec![action("a", json!({})), action("b", json!({"ai": {"exposed": false}})),
+             action("c", json!({"mode": "delete", "ai": {"requiresConfirmation": false}}))],
+    );
+    let m = run(&stack, Some(&Wiring::ALL));
+    let v = serde_json::to_value(&m).unwrap();
+    assert_eq!(v["registered"][0]["name"], "action_a");
+    assert_eq!(v["registered"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        v["skipped"][0],
+        json!({"action": "b", "object": "task", "code": "not_exposed",
+               "reason": StaticSkip::NotExposed.reason()})
+    );
+    let w = v["warnings"][0].as_object().unwrap();
+    assert_eq!(w.keys().collect::<Vec<_>>(), ["action", "object", "code", "warning"]);
+    assert_eq!(w["code"], "destructive_unattended");
+}
+
+// ---- parameters ---------------------------------------------------------------
+
+#[test]
+fn empty_parameters_omit_required() {
+    assert_eq!(
+        params(json!({})),
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    );
+}
+
+#[test]
+fn record_id_comes_first_for_row_context_actions() {
+    let p = params(json!({"locations": ["list_toolbar", "record_more"],
+                          "params": [{"name": "note", "type": "text", "required": true}]}));
+    assert_eq!(
+        p,
+        json!({
+            "type": "object",
+            "properties": {
+                "recordId": {"type": "string", "description": "The task record id to act on."},
+                "note": {"type": "string"}
+            },
+            "required": ["note"],
+            "additionalProperties": false
+        })
+    );
+    for location in ROW_CONTEXT_LOCATIONS {
+        let p = params(json!({"locations": [location]}));
+        assert!(p["properties"]["recordId"].is_object(), "{location}");
+    }
+    let p = params(json!({"locations": ["list_toolbar"]}));
+    assert!(p["properties"].get("recordId").is_none());
+}
+
+use objectstack_spec::materialise::ROW_CONTEXT_LOCATIONS;
+
+#[test]
+fn record_id_required_with_record_id_param_or_field() {
+    for extra in [json!({"recordIdParam": "id"}), json!({"recordIdField": "external_id"})] {
+        let mut e = map(extra);
+        e.insert("locations".into(), json!(["record_header"]));
+        let p = params(Value::Object(e));
+        assert_eq!(p["required"], json!(["recordId"]));
+    }
+    let p = params(json!({"locations": ["record_header"], "recordIdParam": ""}));
+    assert!(p.get("required").is_none());
+}
+
+#[test]
+fn record_id_needs_an_object() {
+    let stack = map(json!({"actions": [action("s", json!({"locations": ["record_header"]}))]}));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert!(m.registered[0].definition.parameters["properties"].get("recordId").is_none());
+    assert!(!m.registered[0].row_context);
+    let stack = map(json!({"actions": [action("s", json!({"locations": ["record_header"], "objectName": "deal"}))]}));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert_eq!(
+        m.registered[0].definition.parameters["properties"]["recordId"]["description"],
+        "The deal record id to act on."
+    );
+    assert!(m.registered[0].row_context);
+}
+
+#[test]
+fn type_mapping() {
+    let cases = [
+        ("number", "number"),
+        ("currency", "number"),
+        ("percent", "number"),
+        ("rating", "number"),
+        ("slider", "number"),
+        ("autonumber", "number"),
+        ("boolean", "boolean"),
+        ("toggle", "boolean"),
+        ("multiselect", "array"),
+        ("checkboxes", "array"),
+        ("tags", "array"),
+        ("text", "string"),
+        ("date", "string"),
+        ("select", "string"),
+        ("lookup", "string"),
+        ("no_such_type", "string"),
+    ];
+    for (field_type, json_type) in cases {
+        let p = params(json!({"params": [{"name": "x", "type": field_type}]}));
+        assert_eq!(p["properties"]["x"]["type"], json_type, "{field_type}");
+        if json_type == "array" {
+            assert_eq!(p["properties"]["x"]["items"], json!({"type": "string"}));
+        } else {
+            assert!(p["properties"]["x"].get("items").is_none());
+        }
+    }
+    // No type at all: a string.
+    let p = params(json!({"params": [{"name": "x"}]}));
+    assert_eq!(p["properties"]["x"], json!({"type": "string"}));
+}
+
+fn task_fields() -> Value {
+    json!({
+        "status": {"label": "Status", "type": "select", "required": true,
+                   "description": "Where the task stands",
+                   "options": [{"label": "Open", "value": "open"}, {"label": "Done", "value": "done"}, {"value": 3}]},
+        "hours": {"label": "Hours", "type": "number"},
+        "labels": {"label": "Labels", "type": "tags", "options": ["a", "b", 5]}
+    })
+}
+
+#[test]
+fn field_backed_params_read_the_owning_object() {
+    let p = params_with_fields(
+        task_fields(),
+        json!({"params": [{"field": "status"}, {"field": "hours"}, {"field": "labels"}, {"field": "missing"}]}),
+    );
+    assert_eq!(
+        p,
+        json!({
+            "type": "object",
+            "properties": {
+                "status": {"type": "string", "description": "Status \u{2014} Where the task stands",
+                           "enum": ["open", "done"]},
+                "hours": {"type": "number", "description": "Hours"},
+                "labels": {"type": "array", "description": "Labels",
+                           "items": {"type": "string", "enum": ["a", "b"]}},
+                "missing": {"type": "string"}
+            },
+            "required": ["status"],
+            "additionalProperties": false
+        })
+    );
+}
+
+#[test]
+fn fields_as_an_array_index_the_same() {
+    let p = params_with_fields(
+        json!([{"name": "hours", "label": "Hours", "type": "number"}, {"name": "hours", "type": "text"}]),
+        json!({"params": [{"field": "hours"}]}),
+    );
+    assert_eq!(p["properties"]["hours"], json!({"type": "number", "description": "Hours"}));
+}
+
+#[test]
+fn param_keys_override_field_keys() {
+    let p = params_with_fields(
+        task_fields(),
+        json!({"params": [{"field": "status", "name": "new_status", "label": "New status",
+                           "helpText": "Pick one", "type": "multiselect", "required": false,
+                           "options": ["x", {"value": "y", "label": "Y"}]}]}),
+    );
+    assert_eq!(
+        p["properties"]["new_status"],
+        json!({"type": "array", "description": "New status \u{2014} Pick one",
+               "items": {"type": "string", "enum": ["x", "y"]}})
+    );
+    assert!(p.get("required").is_none());
+}
+
+#[test]
+fn object_override_reads_another_object_when_it_exists() {
+    let stack = map(json!({"objects": [
+        {"name": "task", "fields": {"amount": {"label": "Task amount", "type": "text"}},
+         "actions": [action("a", json!({"params": [
+             {"field": "amount", "objectOverride": "invoice"},
+             {"name": "amount_2", "field": "amount", "objectOverride": "nowhere"}
+         ]}))]},
+        {"name": "invoice", "fields": {"amount": {"label": "Invoice amount", "type": "currency"}}}
+    ]}));
+    let m = run(&stack, Some(&Wiring::ALL));
+    let p = &m.registered[0].definition.parameters["properties"];
+    assert_eq!(p["amount"], json!({"type": "number", "description": "Invoice amount"}));
+    assert_eq!(p["amount_2"], json!({"type": "string", "description": "Task amount"}));
+}
+
+#[test]
+fn stack_level_actions_read_fields_of_their_object_name() {
+    let stack = map(json!({
+        "objects": [{"name": "task", "fields": {"hours": {"label": "Hours", "type": "number"}}}],
+        "actions": [action("s", json!({"objectName": "task", "params": [{"field": "hours"}]}))]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert_eq!(
+        m.registered[0].definition.parameters["properties"]["hours"],
+        json!({"type": "number", "description": "Hours"})
+    );
+}
+
+#[test]
+fn label_and_help_text() {
+    let cases = [
+        (json!({"name": "x", "label": "L", "helpText": "H"}), Some("L \u{2014} H")),
+        (json!({"name": "x", "label": "L"}), Some("L")),
+        (json!({"name": "x", "helpText": "H"}), Some("H")),
+        (json!({"name": "x"}), None),
+        (json!({"name": "x", "label": "", "helpText": ""}), None),
+        // An i18n label object falls back to the field label.
+        (json!({"field": "hours", "name": "x", "label": {"en": "L"}}), Some("Hours")),
+    ];
+    for (param, expected) in cases {
+        let p = params_with_fields(task_fields(), json!({"params": [param.clone()]}));
+        assert_eq!(p["properties"]["x"]["description"].as_str(), expected, "{param}");
+    }
+}
+
+#[test]
+fn options_shapes() {
+    let cases = [
+        (json!(["a", "b"]), Some(json!(["a", "b"]))),
+        (json!([{"value": "a", "label": "A"}, {"label": "no value"}, {"value": 1}, 2, null, "b"]), Some(json!(["a", "b"]))),
+        (json!([]), None),
+        (json!([3, {"value": true}]), None),
+    ];
+    for (options, expected) in cases {
+        let p = params(json!({"params": [{"name": "x", "options": options.clone()}]}));
+        assert_eq!(p["properties"]["x"].get("enum"), expected.as_ref(), "{options}");
+    }
+    // An array param's options go to its items.
+    let p = params(json!({"params": [{"name": "x", "type": "tags", "options": ["a"]}]}));
+    assert_eq!(p["properties"]["x"], json!({"type": "array", "items": {"type": "string", "enum": ["a"]}}));
+    // Param options that are not an array defer to the field's.
+    let p = params_with_fields(task_fields(), json!({"params": [{"field": "status", "options": "x"}]}));
+    assert_eq!(p["properties"]["status"]["enum"], json!(["open", "done"]));
+}
+
+#[test]
+fn default_value_becomes_default() {
+    for value in [json!("x"), json!(3), json!(false), json!(null), json!(["a"])] {
+        let p = params(json!({"params": [{"name": "x", "defaultValue": value.clone()}]}));
+        assert_eq!(p["properties"]["x"]["default"], value);
+    }
+    // A field's defaultValue is not inherited.
+    let p = params_with_fields(json!({"n": {"type": "number", "defaultValue": 1}}), json!({"params": [{"field": "n"}]}));
+    assert!(p["properties"]["n"].get("default").is_none());
+}
+
+#[test]
+fn required_fallbacks_and_no_duplicates() {
+    let p = params_with_fields(
+        task_fields(),
+        json!({
+            "locations": ["record_header"], "recordIdParam": "id",
+            "params": [
+                {"field": "status"},                       // field says required
+                {"field": "status", "required": false},    // param wins, but already listed
+                {"field": "hours", "required": true},      // param says required
+                {"name": "free"},                          // neither: optional
+                {"name": "recordId", "required": true},    // duplicate of the injected one
+                {"name": "flag", "required": "yes"}        // not a boolean: optional
+            ]
+        }),
+    );
+    assert_eq!(p["required"], json!(["recordId", "status", "hours"]));
+    let p = params_with_fields(task_fields(), json!({"params": [{"field": "status", "required": false}]}));
+    assert!(p.get("required").is_none());
+}
+
+#[test]
+fn param_hints_apply_last() {
+    let p = params(json!({
+        "locations": ["record_header"],
+        "params": [
+            {"name": "stage", "label": "Stage", "options": ["a", "b"]},
+            {"name": "labels", "type": "tags"}
+        ],
+        "ai": {"paramHints": {
+            "stage": {"description": "The next stage", "enum": ["b"], "examples": ["b"]},
+            "labels": {"enum": ["x", "y"]},
+            "recordId": {"description": "The task id", "examples": ["t-1"]},
+            "extra": {"description": "Created by a hint", "enum": [1, "two"]}
+        }}
+    }));
+    assert_eq!(
+        p["properties"],
+        json!({
+            "recordId": {"type": "string", "description": "The task id", "examples": ["t-1"]},
+            "stage": {"type": "string", "description": "The next stage", "enum": ["b"], "examples": ["b"]},
+            "labels": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}},
+            "extra": {"type": "string", "description": "Created by a hint", "enum": [1, "two"]}
+        })
+    );
+}
+
+#[test]
+fn hint_for_an_absent_record_id_creates_it() {
+    let p = params(json!({"ai": {"paramHints": {"recordId": {}}}}));
+    assert_eq!(p["properties"]["recordId"], json!({"type": "string"}));
+}

@@ -1,0 +1,623 @@
+//! One materialised action as a callable tool: record loading, the
+//! confirmation gate, dispatch by route, and the result envelope.
+
+use serde_json::{Map, Value};
+
+use objectstack_spec::AIToolDefinition;
+use objectstack_spec::materialise::{
+    ConfirmationReason, Route, is_row_context, needs_confirmation, route_or_skip, static_skip,
+};
+use objectstack_spec::text::is_truthy;
+
+use super::host::{ApiRequest, FieldWriteRequest, FlowRequest, HostError, ScriptRequest};
+use super::{Actor, CallContext, HostServices, Invocation, RegisterError};
+use crate::approval::{PendingAction, Proposal, State};
+
+/// The message of a successful call when the action has no
+/// `successMessage`; `{name}` is the action's name.
+pub const DEFAULT_SUCCESS_MESSAGE: &str = "Action '{name}' executed successfully.";
+
+/// The message handed to the model when a call is queued for approval.
+pub fn pending_message(action: &str, pending_id: &str) -> String {
+    format!(
+        "Action '{action}' needs a person's approval before it runs, so it has NOT run yet. It is \
+         queued as pending action {pending_id}. Do not call this tool again for this request: tell \
+         the user it is waiting for approval."
+    )
+}
+
+/// A materialised action, ready to call.
+#[derive(Debug)]
+pub(crate) struct ActionTool {
+    pub(crate) tool: String,
+    pub(crate) action_name: String,
+    pub(crate) object_name: Option<String>,
+    action: Map<String, Value>,
+    route: Route,
+    row_context: bool,
+    confirmation: Option<ConfirmationReason>,
+}
+
+/// The arguments split into what the executor gets and what it acts on.
+struct Prepared {
+    record_id: Option<String>,
+    record: Option<Value>,
+    params: Map<String, Value>,
+}
+
+/// A failure the model is told about, with the record id when known.
+struct Failure {
+    record_id: Option<String>,
+    message: String,
+}
+
+impl ActionTool {
+    pub(crate) fn new(
+        definition: &AIToolDefinition,
+        mut action: Map<String, Value>,
+        services: &HostServices,
+    ) -> Result<Self, RegisterError> {
+        let tool = definition.name.clone();
+        let refuse = |reason: String| RegisterError::NotMaterialisable {
+            tool: tool.clone(),
+            reason,
+        };
+        if let Some(skip) = static_skip(&action) {
+            return Err(refuse(skip.reason()));
+        }
+        let route = route_or_skip(&action).map_err(|skip| refuse(skip.reason()))?;
+        let action_name = match action.get("name") {
+            Some(Value::String(n)) if !n.is_empty() => n.clone(),
+            _ => return Err(refuse("the action has no `name`".to_owned())),
+        };
+        let object_name = match action.get("objectName") {
+            Some(Value::String(o)) if !o.is_empty() => Some(o.clone()),
+            _ => definition.object_name.clone(),
+        };
+        if let Some(object) = &object_name {
+            action
+                .entry("objectName")
+                .or_insert_with(|| Value::String(object.clone()));
+        }
+        let row_context = is_row_context(&action) && object_name.is_some();
+        let confirmation = needs_confirmation(&action)
+            .or((definition.requires_confirmation == Some(true))
+                .then_some(ConfirmationReason::AiRequiresConfirmation));
+        let missing = |service: &str| RegisterError::MissingService {
+            tool: tool.clone(),
+            service: service.to_owned(),
+        };
+        match route {
+            Route::Script | Route::FieldWrite if services.data_engine.is_none() => {
+                return Err(missing(
+                    "a data engine (script actions and field writes run there)",
+                ));
+            }
+            Route::Flow if services.automation.is_none() => {
+                return Err(missing("an automation service (flow actions run there)"));
+            }
+            Route::Api if services.api_client.is_none() => {
+                return Err(missing("an API client (api actions call it)"));
+            }
+            _ => {}
+        }
+        if route == Route::FieldWrite && object_name.is_none() {
+            return Err(refuse(
+                "a field write (`operation: \"update\"`) needs an `objectName` to know which record it writes"
+                    .to_owned(),
+            ));
+        }
+        if row_context && services.data_engine.is_none() {
+            return Err(missing(
+                "a data engine (the record is loaded before the action runs)",
+            ));
+        }
+        if let Some(reason) = confirmation
+            && services.approvals.is_none()
+        {
+            return Err(missing(&format!(
+                "an approval queue (it needs confirmation because of `{reason}` and never runs unattended)"
+            )));
+        }
+        Ok(ActionTool {
+            tool,
+            action_name,
+            object_name,
+            action,
+            route,
+            row_context,
+            confirmation,
+        })
+    }
+
+    /// A direct call from the model: validated arguments in, envelope out.
+    pub(crate) async fn call(
+        &self,
+        arguments: Map<String, Value>,
+        invocation: &Invocation,
+        services: &HostServices,
+    ) -> Value {
+        if self.confirmation.is_some() {
+            return self.propose(arguments, invocation, services).await;
+        }
+        self.run(
+            arguments,
+            &invocation.actor,
+            &invocation.context,
+            None,
+            services,
+        )
+        .await
+    }
+
+    /// Queues the call for approval instead of running it.
+    async fn propose(
+        &self,
+        arguments: Map<String, Value>,
+        invocation: &Invocation,
+        services: &HostServices,
+    ) -> Value {
+        // Load the record now so a wrong id is reported at once, not after
+        // someone approved it.
+        let prepared = match self
+            .prepare(arguments.clone(), &invocation.actor, services)
+            .await
+        {
+            Ok(p) => p,
+            Err(f) => return self.error_envelope(f.record_id.as_deref(), &f.message),
+        };
+        let Some(queue) = &services.approvals else {
+            return self.error_envelope(
+                prepared.record_id.as_deref(),
+                "this action needs a person's approval and no approval queue is wired; it was not run",
+            );
+        };
+        let ctx = &invocation.context;
+        let proposal = Proposal {
+            tool_name: self.tool.clone(),
+            action_name: self.action_name.clone(),
+            object_name: self.object_name.clone(),
+            input: arguments,
+            conversation_id: ctx.conversation_id.clone(),
+            message_id: ctx.message_id.clone(),
+            tool_call_id: ctx.tool_call_id.clone(),
+            trace_id: ctx.trace_id.clone(),
+            proposer: invocation.actor.clone(),
+        };
+        match queue.propose(proposal) {
+            Ok(proposed) => self.proposed_envelope(&proposed.action, prepared.record_id.as_deref()),
+            Err(e) => self.error_envelope(
+                prepared.record_id.as_deref(),
+                &format!("the action could not be queued for approval: {e}"),
+            ),
+        }
+    }
+
+    /// Runs the action now: used for direct calls and, bypassing the
+    /// queue, for approved pending actions (with their id as idempotency key).
+    pub(crate) async fn run(
+        &self,
+        arguments: Map<String, Value>,
+        actor: &Actor,
+        context: &CallContext,
+        idempotency_key: Option<&str>,
+        services: &HostServices,
+    ) -> Value {
+        let prepared = match self.prepare(arguments, actor, services).await {
+            Ok(p) => p,
+            Err(f) => return self.error_envelope(f.record_id.as_deref(), &f.message),
+        };
+        let record_id = prepared.record_id.clone();
+        match self
+            .dispatch(prepared, actor, context, idempotency_key, services)
+            .await
+        {
+            Ok(result) => self.success_envelope(record_id.as_deref(), result),
+            Err(e) => self.error_envelope(record_id.as_deref(), &e.to_string()),
+        }
+    }
+
+    async fn prepare(
+        &self,
+        mut params: Map<String, Value>,
+        actor: &Actor,
+        services: &HostServices,
+    ) -> Result<Prepared, Failure> {
+        let record_id = match params.remove("recordId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if !s.is_empty() => Some(s),
+            Some(_) => {
+                return Err(Failure {
+                    record_id: None,
+                    message: "`recordId` must be a non-empty string".to_owned(),
+                });
+            }
+        };
+        let needs_record = self.row_context || self.route == Route::FieldWrite;
+        if needs_record && record_id.is_none() {
+            let object = self.object_name.as_deref().unwrap_or("record");
+            return Err(Failure {
+                record_id: None,
+                message: format!(
+                    "`recordId` is required: action '{}' acts on one {object} record; pass that record's id",
+                    self.action_name
+                ),
+            });
+        }
+        let mut record = None;
+        if let (Some(id), Some(object)) = (&record_id, &self.object_name) {
+            let Some(engine) = &services.data_engine else {
+                return Err(Failure {
+                    record_id: record_id.clone(),
+                    message: "no data engine is wired to load the record".to_owned(),
+                });
+            };
+            match engine.find_record(object, id, actor).await {
+                Ok(Some(r)) => record = Some(r),
+                Ok(None) => {
+                    return Err(Failure {
+                        record_id: record_id.clone(),
+                        message: format!("{object} record '{id}' was not found"),
+                    });
+                }
+                Err(e) => {
+                    return Err(Failure {
+                        record_id: record_id.clone(),
+                        message: format!("loading {object} record '{id}' failed: {e}"),
+                    });
+                }
+            }
+        }
+        Ok(Prepared {
+            record_id,
+            record,
+            params,
+        })
+    }
+
+    async fn dispatch(
+        &self,
+        prepared: Prepared,
+        actor: &Actor,
+        context: &CallContext,
+        idempotency_key: Option<&str>,
+        services: &HostServices,
+    ) -> Result<Value, HostError> {
+        let key = idempotency_key.map(str::to_owned);
+        let not_wired = |what: &str| HostError::failed(format!("no {what} is wired"));
+        match self.route {
+            Route::Script => {
+                let engine = services
+                    .data_engine
+                    .as_ref()
+                    .ok_or_else(|| not_wired("data engine"))?;
+                engine
+                    .execute_action(ScriptRequest {
+                        action: self.action_name.clone(),
+                        object: self.object_name.clone(),
+                        target: self.str_field("target"),
+                        body: self
+                            .action
+                            .get("body")
+                            .filter(|b| is_truthy(Some(b)))
+                            .cloned(),
+                        record: prepared.record,
+                        params: prepared.params,
+                        actor: actor.clone(),
+                        context: context.clone(),
+                        idempotency_key: key,
+                    })
+                    .await
+            }
+            Route::FieldWrite => {
+                let engine = services
+                    .data_engine
+                    .as_ref()
+                    .ok_or_else(|| not_wired("data engine"))?;
+                let (Some(object), Some(record_id)) = (&self.object_name, prepared.record_id)
+                else {
+                    return Err(HostError::failed(
+                        "a field write needs an object and a record id",
+                    ));
+                };
+                let patch = match self.action.get("patch") {
+                    Some(Value::Object(p)) => p.clone(),
+                    _ => {
+                        return Err(HostError::failed(format!(
+                            "action '{}' declares `operation: \"update\"` but no `patch` object to write",
+                            self.action_name
+                        )));
+                    }
+                };
+                engine
+                    .update_record(FieldWriteRequest {
+                        action: self.action_name.clone(),
+                        object: object.clone(),
+                        record_id,
+                        patch,
+                        actor: actor.clone(),
+                        context: context.clone(),
+                        idempotency_key: key,
+                    })
+                    .await
+            }
+            Route::Flow => {
+                let automation = services
+                    .automation
+                    .as_ref()
+                    .ok_or_else(|| not_wired("automation service"))?;
+                let flow = self.str_field("target").unwrap_or_default();
+                let result = automation
+                    .execute(FlowRequest {
+                        flow: flow.clone(),
+                        action: self.action_name.clone(),
+                        object: self.object_name.clone(),
+                        record: prepared.record,
+                        params: prepared.params,
+                        actor: actor.clone(),
+                        context: context.clone(),
+                        idempotency_key: key,
+                    })
+                    .await?;
+                if result.get("success") == Some(&Value::Bool(false)) {
+                    let why = result
+                        .get("error")
+                        .or_else(|| result.get("message"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| "it reported `success: false`".to_owned());
+                    return Err(HostError::failed(format!("flow '{flow}' failed: {why}")));
+                }
+                Ok(result)
+            }
+            Route::Api => {
+                let client = services
+                    .api_client
+                    .as_ref()
+                    .ok_or_else(|| not_wired("API client"))?;
+                let method = self
+                    .str_field("method")
+                    .map(|m| m.to_ascii_uppercase())
+                    .unwrap_or_else(|| "POST".to_owned());
+                let body = build_api_body(
+                    &self.action,
+                    &prepared.params,
+                    prepared.record.as_ref(),
+                    prepared.record_id.as_deref(),
+                );
+                client
+                    .request(ApiRequest {
+                        action: self.action_name.clone(),
+                        method,
+                        target: self.str_field("target").unwrap_or_default(),
+                        body,
+                        headers: Vec::new(),
+                        actor: actor.clone(),
+                        context: context.clone(),
+                        idempotency_key: key,
+                    })
+                    .await
+            }
+        }
+    }
+
+    fn str_field(&self, key: &str) -> Option<String> {
+        match self.action.get(key) {
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    fn base_envelope(&self, ok: bool, record_id: Option<&str>) -> Map<String, Value> {
+        let mut out = Map::new();
+        out.insert("ok".into(), Value::Bool(ok));
+        out.insert("action".into(), Value::String(self.action_name.clone()));
+        if let Some(object) = &self.object_name {
+            out.insert("objectName".into(), Value::String(object.clone()));
+        }
+        if let Some(id) = record_id {
+            out.insert("recordId".into(), Value::String(id.to_owned()));
+        }
+        out
+    }
+
+    fn success_envelope(&self, record_id: Option<&str>, result: Value) -> Value {
+        let mut out = self.base_envelope(true, record_id);
+        let message = self
+            .str_field("successMessage")
+            .unwrap_or_else(|| DEFAULT_SUCCESS_MESSAGE.replace("{name}", &self.action_name));
+        out.insert("message".into(), Value::String(message));
+        out.insert("result".into(), result);
+        Value::Object(out)
+    }
+
+    pub(crate) fn error_envelope(&self, record_id: Option<&str>, error: &str) -> Value {
+        let mut out = self.base_envelope(false, record_id);
+        out.insert("error".into(), Value::String(error.to_owned()));
+        Value::Object(out)
+    }
+
+    /// The envelope for a proposal: waiting, or (for a repeated tool call
+    /// already decided) what became of it.
+    fn proposed_envelope(&self, pending: &PendingAction, record_id: Option<&str>) -> Value {
+        let decided = |verb: &str| {
+            let by = pending
+                .decided_by
+                .as_deref()
+                .map(|b| format!(" by {b}"))
+                .unwrap_or_default();
+            let reason = pending
+                .reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            let mut out = self.base_envelope(false, record_id);
+            out.insert(
+                "status".into(),
+                Value::String(pending.state.as_str().to_owned()),
+            );
+            out.insert("pendingActionId".into(), Value::String(pending.id.clone()));
+            out.insert(
+                "error".into(),
+                Value::String(format!(
+                    "this request (pending action {}) was {verb}{by}{reason}; it did not run. Do not retry it.",
+                    pending.id
+                )),
+            );
+            Value::Object(out)
+        };
+        match pending.state {
+            State::Executed | State::Failed if pending.result.is_some() => {
+                pending.result.clone().unwrap_or(Value::Null)
+            }
+            State::Failed => self.error_envelope(
+                record_id,
+                pending
+                    .error
+                    .as_deref()
+                    .unwrap_or("the approved action failed"),
+            ),
+            State::Executed => self.success_envelope(record_id, Value::Null),
+            State::Rejected => decided("rejected"),
+            State::Expired => decided("not approved in time and expired"),
+            State::Cancelled => decided("cancelled"),
+            State::Pending | State::Approved | State::Executing | State::InDoubt => {
+                let mut out = self.base_envelope(true, record_id);
+                out.insert("status".into(), Value::String("pending_approval".into()));
+                out.insert("pendingActionId".into(), Value::String(pending.id.clone()));
+                out.insert(
+                    "message".into(),
+                    Value::String(pending_message(&self.action_name, &pending.id)),
+                );
+                Value::Object(out)
+            }
+        }
+    }
+}
+
+/// The JSON body of an `api` action, as upstream builds it: `None` for
+/// `GET` and `DELETE`; otherwise the params, wrapped under
+/// `bodyShape.wrap` when set, then `recordIdParam` set at the top level
+/// from the record's `recordIdField` (default `id`) or else the record id,
+/// then every `bodyExtra` constant (which wins).
+pub fn build_api_body(
+    action: &Map<String, Value>,
+    params: &Map<String, Value>,
+    record: Option<&Value>,
+    record_id: Option<&str>,
+) -> Option<Value> {
+    let method = action
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_ascii_uppercase)
+        .unwrap_or_else(|| "POST".to_owned());
+    if method == "GET" || method == "DELETE" {
+        return None;
+    }
+    let wrap = action
+        .get("bodyShape")
+        .and_then(|s| s.get("wrap"))
+        .and_then(Value::as_str)
+        .filter(|w| !w.is_empty());
+    let mut body = match wrap {
+        Some(key) => {
+            let mut m = Map::new();
+            m.insert(key.to_owned(), Value::Object(params.clone()));
+            m
+        }
+        None => params.clone(),
+    };
+    if let Some(param) = action
+        .get("recordIdParam")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+    {
+        let field = action
+            .get("recordIdField")
+            .and_then(Value::as_str)
+            .filter(|f| !f.is_empty())
+            .unwrap_or("id");
+        let from_record = record
+            .and_then(|r| r.get(field))
+            .filter(|v| !v.is_null())
+            .cloned();
+        if let Some(value) =
+            from_record.or_else(|| record_id.map(|id| Value::String(id.to_owned())))
+        {
+            body.insert(param.to_owned(), value);
+        }
+    }
+    if let Some(Value::Object(extra)) = action.get("bodyExtra") {
+        for (k, v) in extra {
+            body.insert(k.clone(), v.clone());
+        }
+    }
+    Some(Value::Object(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn body_is_params_then_record_id_then_extra() {
+        let action = map(json!({
+            "bodyShape": {"wrap": "data"},
+            "recordIdParam": "invoiceId",
+            "recordIdField": "number",
+            "bodyExtra": {"source": "ai", "invoiceId": "overridden"}
+        }));
+        let params = map(json!({"amount": 5}));
+        let record = json!({"id": "r1", "number": "INV-7"});
+        assert_eq!(
+            build_api_body(&action, &params, Some(&record), Some("r1")),
+            Some(json!({"data": {"amount": 5}, "invoiceId": "overridden", "source": "ai"}))
+        );
+    }
+
+    #[test]
+    fn record_id_param_falls_back_to_id_then_record_id() {
+        let action = map(json!({"recordIdParam": "rid"}));
+        let params = map(json!({"a": 1}));
+        assert_eq!(
+            build_api_body(&action, &params, Some(&json!({"id": 42})), Some("x")),
+            Some(json!({"a": 1, "rid": 42}))
+        );
+        assert_eq!(
+            build_api_body(&action, &params, Some(&json!({"name": "n"})), Some("x")),
+            Some(json!({"a": 1, "rid": "x"}))
+        );
+        assert_eq!(
+            build_api_body(&action, &params, None, None),
+            Some(json!({"a": 1}))
+        );
+    }
+
+    #[test]
+    fn get_and_delete_send_no_body_and_flat_is_unwrapped() {
+        let params = map(json!({"a": 1}));
+        for m in ["GET", "delete"] {
+            assert_eq!(
+                build_api_body(&map(json!({"method": m})), &params, None, None),
+                None
+            );
+        }
+        assert_eq!(
+            build_api_body(
+                &map(json!({"method": "put", "bodyShape": "flat"})),
+                &params,
+                None,
+                None
+            ),
+            Some(json!({"a": 1}))
+        );
+    }
+}

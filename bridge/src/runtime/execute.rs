@@ -1,0 +1,172 @@
+//! Executing approved pending actions through the dispatchers registered
+//! with their tools (bypassing the queue).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{CallContext, ToolRegistry};
+use crate::approval::{ApprovalError, ListFilter, Outcome, PendingAction, State, check_integrity};
+
+/// How [`ToolRegistry::execute_approved`] claims work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecuteOptions {
+    /// This executor's name, recorded on every claim (default
+    /// `pid-<process id>`).
+    pub executor: String,
+    /// How long a claim may go without an outcome before it becomes
+    /// `in_doubt` (default 5 minutes). Choose it longer than the slowest
+    /// dispatch: give host services timeouts shorter than the lease.
+    pub lease: Duration,
+    /// At most this many approved actions per call (default: all).
+    pub limit: Option<usize>,
+}
+
+impl Default for ExecuteOptions {
+    fn default() -> Self {
+        ExecuteOptions {
+            executor: format!("pid-{}", std::process::id()),
+            lease: Duration::from_secs(300),
+            limit: None,
+        }
+    }
+}
+
+/// What one [`ToolRegistry::execute_approved`] pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecutionReport {
+    /// Claims whose lease had run out, now `in_doubt`.
+    pub in_doubt: Vec<String>,
+    /// Dispatched by this pass and succeeded.
+    pub executed: Vec<String>,
+    /// Dispatched (or refused) by this pass and failed.
+    pub failed: Vec<String>,
+    /// Approved actions another executor claimed first.
+    pub lost_races: usize,
+    /// Approved actions whose tool this registry does not have.
+    pub skipped: Vec<String>,
+    /// Actions that could not be processed, with why (store errors).
+    pub errors: Vec<(String, String)>,
+}
+
+impl ToolRegistry {
+    /// Executes every approved pending action whose tool is registered
+    /// here, oldest first, after turning expired claims into `in_doubt`.
+    ///
+    /// Safe to run at the same time from many threads and processes
+    /// sharing one queue: each action is claimed (committed) before it is
+    /// dispatched, so it runs at most once; the losers of a race skip it.
+    pub async fn execute_approved(
+        &self,
+        options: &ExecuteOptions,
+    ) -> Result<ExecutionReport, ApprovalError> {
+        let queue = self
+            .services
+            .approvals
+            .as_ref()
+            .ok_or(ApprovalError::NoQueue)?;
+        let mut report = ExecutionReport {
+            in_doubt: queue
+                .sweep_expired_leases()?
+                .into_iter()
+                .map(|r| r.id)
+                .collect(),
+            ..ExecutionReport::default()
+        };
+        let approved = queue.list(&ListFilter {
+            state: Some(State::Approved),
+            limit: options.limit,
+            ..ListFilter::default()
+        })?;
+        for row in approved {
+            if self.action(&row.tool_name).is_none() {
+                report.skipped.push(row.id);
+                continue;
+            }
+            match self.execute_pending(&row.id, options).await {
+                Ok(done) if done.state == State::Executed => report.executed.push(done.id),
+                Ok(done) => report.failed.push(done.id),
+                Err(ApprovalError::AlreadyDecided { .. } | ApprovalError::NotApproved { .. }) => {
+                    report.lost_races += 1;
+                }
+                Err(e) => report.errors.push((row.id, e.to_string())),
+            }
+        }
+        Ok(report)
+    }
+
+    /// Executes one approved pending action: claims it, dispatches it under
+    /// its proposer with its id as the idempotency key, and records
+    /// `executed` or `failed` (a result envelope with `ok: false` counts
+    /// as failed). Losing the claim to another executor is
+    /// [`ApprovalError::AlreadyDecided`].
+    pub async fn execute_pending(
+        &self,
+        id: &str,
+        options: &ExecuteOptions,
+    ) -> Result<PendingAction, ApprovalError> {
+        let queue = self
+            .services
+            .approvals
+            .as_ref()
+            .ok_or(ApprovalError::NoQueue)?;
+        let row = queue.get(id)?;
+        let Some(tool) = self.action(&row.tool_name) else {
+            return Err(match row.state {
+                State::Approved => ApprovalError::NoDispatcher {
+                    id: row.id,
+                    tool: row.tool_name,
+                },
+                State::Pending => ApprovalError::NotApproved {
+                    id: row.id,
+                    state: row.state,
+                },
+                state => ApprovalError::AlreadyDecided {
+                    id: row.id,
+                    state,
+                    by: row.state_by,
+                },
+            });
+        };
+        let claim = queue.claim(id, &options.executor, options.lease)?;
+        let row = &claim.action;
+        let outcome = match check_integrity(row) {
+            Err(e) => Outcome::Failed {
+                error: format!("refused to dispatch: {e}"),
+                result: None,
+            },
+            Ok(()) => {
+                let context = CallContext {
+                    actor: Some(row.proposer.clone()),
+                    conversation_id: row.conversation_id.clone(),
+                    message_id: row.message_id.clone(),
+                    tool_call_id: row.tool_call_id.clone(),
+                    trace_id: row.trace_id.clone(),
+                };
+                let envelope = tool
+                    .run(
+                        row.input.clone(),
+                        &row.proposer,
+                        &context,
+                        Some(&row.id),
+                        &self.services,
+                    )
+                    .await;
+                if envelope.get("ok") == Some(&Value::Bool(true)) {
+                    Outcome::Executed(envelope)
+                } else {
+                    let error = envelope
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("the action reported `ok: false`")
+                        .to_owned();
+                    Outcome::Failed {
+                        error,
+                        result: Some(envelope),
+                    }
+                }
+            }
+        };
+        queue.finish(&claim, outcome)
+    }
+}

@@ -1,0 +1,467 @@
+//! Calling tools safely: a registry of tool definitions and their handlers,
+//! argument validation, and dispatch of materialised actions to the host.
+//!
+//! The flow of one call ([`ToolRegistry::call`]):
+//!
+//! 1. the tool is looked up by name (an unknown name is an error to the
+//!    model);
+//! 2. the arguments are checked against size and nesting limits, then
+//!    validated against the tool's `parameters` schema with a validator
+//!    compiled once at registration; every violation is listed with its
+//!    path and nothing runs;
+//! 3. the actor is resolved: the caller's identity, else the configured
+//!    principal, else the synthetic `ai_agent` ("AI Assistant");
+//! 4. the handler runs. For a materialised action (see [`ToolRegistry::register_action`])
+//!    that means: `recordId` is required for a row-context action and is
+//!    removed from the params; the record is loaded first through the
+//!    host's [`DataEngine`] under the actor ("not found" is an error, never
+//!    a leak); an action that needs confirmation is queued in the
+//!    [`ApprovalQueue`](crate::approval::ApprovalQueue) instead of running;
+//!    otherwise it is dispatched by its route (script and field write to
+//!    the data engine, flow to the [`AutomationService`], api to the
+//!    [`ApiClient`]) and the result is wrapped in upstream's envelope
+//!    `{ok, action, objectName, recordId?, message?, result?, error?}`.
+//!
+//! Approved actions run through the same dispatcher, bypassing the queue:
+//! [`ToolRegistry::execute_approved`].
+//!
+//! The host traits are `async` (via `async-trait`) and the library uses no
+//! particular executor. The default HTTP client (feature `http`) is built
+//! on `reqwest` and therefore needs a Tokio runtime.
+
+mod action;
+mod execute;
+mod host;
+#[cfg(feature = "http")]
+mod http;
+mod validate;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use objectstack_spec::AIToolDefinition;
+
+use crate::approval::ApprovalQueue;
+use crate::materialise::{Materialised, Wiring, materialise};
+
+pub use action::{DEFAULT_SUCCESS_MESSAGE, build_api_body, pending_message};
+pub use execute::{ExecuteOptions, ExecutionReport};
+pub use host::{
+    ApiClient, ApiRequest, AutomationService, DataEngine, FieldWriteRequest, FlowRequest,
+    HostError, ScriptRequest,
+};
+#[cfg(feature = "http")]
+pub use http::{HttpApiClient, HttpClientOptions, resolve_target};
+pub use validate::{ArgumentLimits, Violation};
+
+use action::ActionTool;
+use validate::ArgumentValidator;
+
+/// Who a call runs for. Permission checks, row-level security and audit
+/// attribution are the host's, keyed on this identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Actor {
+    /// The user (or principal) id.
+    pub id: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Roles (upstream calls them positions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<String>,
+    /// Permission names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub permissions: Vec<String>,
+}
+
+impl Actor {
+    /// An actor with an id and nothing else.
+    pub fn new(id: impl Into<String>) -> Self {
+        Actor {
+            id: id.into(),
+            name: None,
+            roles: Vec::new(),
+            permissions: Vec::new(),
+        }
+    }
+
+    /// The synthetic principal calls fall back to: `ai_agent`, "AI Assistant".
+    pub fn ai_agent() -> Self {
+        Actor {
+            id: "ai_agent".to_owned(),
+            name: Some("AI Assistant".to_owned()),
+            roles: Vec::new(),
+            permissions: Vec::new(),
+        }
+    }
+}
+
+/// What a call carries besides its arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallContext {
+    /// The caller's identity, when known.
+    pub actor: Option<Actor>,
+    /// The conversation the call belongs to.
+    pub conversation_id: Option<String>,
+    /// The message that carried the call.
+    pub message_id: Option<String>,
+    /// The model's id for this tool call (proposals are idempotent per id).
+    pub tool_call_id: Option<String>,
+    /// A trace id for correlation.
+    pub trace_id: Option<String>,
+}
+
+/// One call as a handler sees it: the context with the actor resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// The tool being called.
+    pub tool: String,
+    /// Who the call runs for (never missing).
+    pub actor: Actor,
+    /// The caller's context.
+    pub context: CallContext,
+}
+
+/// A tool implementation the host registers (platform tools and the like).
+#[async_trait::async_trait]
+pub trait ToolHandler: Send + Sync {
+    /// Runs the tool with validated arguments; the value goes to the model.
+    async fn call(
+        &self,
+        arguments: Map<String, Value>,
+        invocation: &Invocation,
+    ) -> Result<Value, HostError>;
+}
+
+/// The host's services a registry dispatches to. Every field is optional;
+/// registering an action whose route needs a missing service is refused.
+#[derive(Clone, Default)]
+pub struct HostServices {
+    /// Records and script actions (and declarative field writes).
+    pub data_engine: Option<Arc<dyn DataEngine>>,
+    /// Flows.
+    pub automation: Option<Arc<dyn AutomationService>>,
+    /// HTTP APIs.
+    pub api_client: Option<Arc<dyn ApiClient>>,
+    /// The approval queue for actions that need confirmation.
+    pub approvals: Option<Arc<ApprovalQueue>>,
+    /// The identity calls run under when the caller gives none (before the
+    /// synthetic `ai_agent`).
+    pub principal: Option<Actor>,
+    /// Size and nesting limits for arguments.
+    pub limits: ArgumentLimits,
+}
+
+impl fmt::Debug for HostServices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostServices")
+            .field("data_engine", &self.data_engine.is_some())
+            .field("automation", &self.automation.is_some())
+            .field("api_client", &self.api_client.is_some())
+            .field("approvals", &self.approvals.is_some())
+            .field("principal", &self.principal)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+/// Why a registration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    /// The name is taken (first registration wins: platform tools first).
+    #[error(
+        "a tool named `{0}` is already registered; the first registration wins (platform tools are registered first)"
+    )]
+    Duplicate(String),
+    /// The `parameters` schema does not compile.
+    #[error("tool `{tool}` has a `parameters` schema that is not valid JSON Schema: {message}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What the compiler said.
+        message: String,
+    },
+    /// The action does not materialise (not exposed, UI-only, no target, ...).
+    #[error("action tool `{tool}` cannot be registered: {reason}")]
+    NotMaterialisable {
+        /// The tool.
+        tool: String,
+        /// The reason, as the materialisation predicate states it.
+        reason: String,
+    },
+    /// The action needs a host service that is not wired.
+    #[error("action tool `{tool}` needs {service}, which is not wired into the registry")]
+    MissingService {
+        /// The tool.
+        tool: String,
+        /// The service, described.
+        service: String,
+    },
+}
+
+struct Entry {
+    definition: AIToolDefinition,
+    validator: ArgumentValidator,
+    kind: Kind,
+}
+
+enum Kind {
+    Handler(Arc<dyn ToolHandler>),
+    Action(Arc<ActionTool>),
+}
+
+/// The tools a model may call, with their handlers.
+pub struct ToolRegistry {
+    services: HostServices,
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("services", &self.services)
+            .field("tools", &self.index.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry dispatching to `services`.
+    pub fn new(services: HostServices) -> Self {
+        ToolRegistry {
+            services,
+            entries: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// The services calls dispatch to.
+    pub fn services(&self) -> &HostServices {
+        &self.services
+    }
+
+    /// Registers a tool with its handler. A name registered before is
+    /// refused (register platform tools first: they win).
+    pub fn register(
+        &mut self,
+        definition: AIToolDefinition,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), RegisterError> {
+        self.insert(definition, Kind::Handler(handler))
+    }
+
+    /// Registers a materialised action: `definition` is its tool definition
+    /// and `action` the action's metadata (a JSON object, `objectName`
+    /// filled in). Refused when the action does not materialise, when its
+    /// route needs a service that is not wired, or when it needs
+    /// confirmation and no approval queue is wired (it never runs
+    /// unattended).
+    pub fn register_action(
+        &mut self,
+        definition: AIToolDefinition,
+        action: Map<String, Value>,
+    ) -> Result<(), RegisterError> {
+        if self.index.contains_key(&definition.name) {
+            return Err(RegisterError::Duplicate(definition.name));
+        }
+        let tool = ActionTool::new(&definition, action, &self.services)?;
+        self.insert(definition, Kind::Action(Arc::new(tool)))
+    }
+
+    /// What this registry has wired, as the materialiser asks for it.
+    pub fn wiring(&self) -> Wiring {
+        Wiring {
+            automation: self.services.automation.is_some(),
+            api_client: self.services.api_client.is_some(),
+            approval: self.services.approvals.is_some(),
+        }
+    }
+
+    /// Registers every action a [`materialise`](crate::materialise::materialise)
+    /// call produced; returns the registrations that were refused (a name
+    /// already taken, a service missing). Nothing else is registered twice.
+    pub fn register_materialised(&mut self, materialised: &Materialised<'_>) -> Vec<RegisterError> {
+        let mut refused = Vec::new();
+        for registered in &materialised.registered {
+            let mut action = registered.action.clone().into_owned();
+            if let Some(object) = &registered.object {
+                action
+                    .entry("objectName")
+                    .or_insert_with(|| Value::String(object.clone()));
+            }
+            if let Err(e) = self.register_action(registered.definition.clone(), action) {
+                refused.push(e);
+            }
+        }
+        refused
+    }
+
+    /// Materialises a stack's actions against this registry's wiring (tools
+    /// already registered win name collisions) and registers them all.
+    /// Returns the materialisation (skipped actions and warnings included)
+    /// and the registrations that were refused.
+    pub fn register_stack<'a>(
+        &mut self,
+        stack: &'a Map<String, Value>,
+    ) -> (Materialised<'a>, Vec<RegisterError>) {
+        let wiring = self.wiring();
+        let taken: std::collections::HashSet<String> = self.index.keys().cloned().collect();
+        let materialised = materialise(stack, Some(&wiring), &|name| taken.contains(name));
+        let refused = self.register_materialised(&materialised);
+        (materialised, refused)
+    }
+
+    fn insert(&mut self, definition: AIToolDefinition, kind: Kind) -> Result<(), RegisterError> {
+        if self.index.contains_key(&definition.name) {
+            return Err(RegisterError::Duplicate(definition.name));
+        }
+        let validator = ArgumentValidator::compile(&definition.name, &definition.parameters)?;
+        self.index
+            .insert(definition.name.clone(), self.entries.len());
+        self.entries.push(Entry {
+            definition,
+            validator,
+            kind,
+        });
+        Ok(())
+    }
+
+    /// Whether a tool of this name is registered.
+    pub fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// The definitions to offer a model, in registration order.
+    pub fn definitions(&self) -> Vec<&AIToolDefinition> {
+        self.entries.iter().map(|e| &e.definition).collect()
+    }
+
+    /// The definition of one tool.
+    pub fn definition(&self, name: &str) -> Option<&AIToolDefinition> {
+        self.entry(name).map(|e| &e.definition)
+    }
+
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        self.index.get(name).and_then(|&i| self.entries.get(i))
+    }
+
+    pub(crate) fn action(&self, name: &str) -> Option<&Arc<ActionTool>> {
+        match &self.entry(name)?.kind {
+            Kind::Action(a) => Some(a),
+            Kind::Handler(_) => None,
+        }
+    }
+
+    /// The actor a call runs under: the caller's, else the configured
+    /// principal, else the synthetic `ai_agent`.
+    pub fn resolve_actor(&self, context: &CallContext) -> Actor {
+        context
+            .actor
+            .clone()
+            .or_else(|| self.services.principal.clone())
+            .unwrap_or_else(Actor::ai_agent)
+    }
+
+    /// Calls a tool with arguments from the model (a JSON object; `null`
+    /// counts as no arguments). Returns what to hand back to the model:
+    /// the handler's value, an action's result envelope, or an error
+    /// value `{ok: false, tool, error, violations?}` when the call was
+    /// refused before anything ran.
+    pub async fn call(&self, name: &str, arguments: Value, context: &CallContext) -> Value {
+        let Some(entry) = self.entry(name) else {
+            return refusal(name, &unknown_tool_message(name, self.index.len()), None);
+        };
+        let arguments = match arguments {
+            Value::Null => Map::new(),
+            Value::Object(map) => map,
+            other => {
+                return refusal(
+                    name,
+                    &format!(
+                        "the arguments of `{name}` must be a JSON object, found {}",
+                        objectstack_spec::materialise::kind(&other)
+                    ),
+                    None,
+                );
+            }
+        };
+        if let Err(message) = self.services.limits.check(&arguments) {
+            return refusal(name, &message, None);
+        }
+        if let Err(violations) = entry.validator.validate(&arguments) {
+            let message = validate::describe(name, &violations);
+            return refusal(name, &message, Some(&violations));
+        }
+        let invocation = Invocation {
+            tool: name.to_owned(),
+            actor: self.resolve_actor(context),
+            context: context.clone(),
+        };
+        match &entry.kind {
+            Kind::Handler(handler) => match handler.call(arguments, &invocation).await {
+                Ok(value) => value,
+                Err(e) => json!({"ok": false, "tool": name, "error": e.to_string()}),
+            },
+            Kind::Action(tool) => tool.call(arguments, &invocation, &self.services).await,
+        }
+    }
+
+    /// [`call`](Self::call) with the arguments as the model sent them: JSON
+    /// text. Text longer than the size limit is refused before parsing;
+    /// empty text counts as no arguments.
+    pub async fn call_json(&self, name: &str, arguments: &str, context: &CallContext) -> Value {
+        if arguments.len() > self.services.limits.max_bytes {
+            return refusal(
+                name,
+                &format!(
+                    "the arguments of `{name}` are {} bytes; at most {} are accepted",
+                    arguments.len(),
+                    self.services.limits.max_bytes
+                ),
+                None,
+            );
+        }
+        if arguments.trim().is_empty() {
+            return self.call(name, Value::Null, context).await;
+        }
+        match serde_json::from_str::<Value>(arguments) {
+            Ok(value) => self.call(name, value, context).await,
+            Err(e) => refusal(
+                name,
+                &format!("the arguments of `{name}` are not valid JSON: {e}"),
+                None,
+            ),
+        }
+    }
+}
+
+fn unknown_tool_message(name: &str, count: usize) -> String {
+    format!(
+        "no tool named `{name}` is registered ({count} tools are); call one of the tools you were given"
+    )
+}
+
+/// The value handed to the model when a call is refused before anything ran.
+fn refusal(tool: &str, message: &str, violations: Option<&[Violation]>) -> Value {
+    let mut out = Map::new();
+    out.insert("ok".into(), Value::Bool(false));
+    out.insert("tool".into(), Value::String(tool.to_owned()));
+    out.insert("error".into(), Value::String(message.to_owned()));
+    if let Some(violations) = violations {
+        out.insert(
+            "violations".into(),
+            Value::Array(
+                violations
+                    .iter()
+                    .map(|v| json!({"path": v.path, "message": v.message}))
+                    .collect(),
+            ),
+        );
+    }
+    Value::Object(out)
+}

@@ -1,0 +1,263 @@
+//! Checking a model's arguments before anything runs: size and nesting
+//! limits, then the tool's `parameters` schema.
+
+use objectstack_spec::path::JsonPath;
+use serde_json::{Map, Value};
+
+use super::RegisterError;
+
+/// Most violations listed in one error (the rest are counted).
+const MAX_LISTED: usize = 100;
+
+/// Longest message of one violation, in characters.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// Size and nesting limits applied to every call's arguments before the
+/// schema is consulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgumentLimits {
+    /// Largest argument document, in bytes of JSON (default 1 MiB).
+    pub max_bytes: usize,
+    /// Deepest nesting of objects and arrays (default 32).
+    pub max_depth: usize,
+}
+
+impl Default for ArgumentLimits {
+    fn default() -> Self {
+        ArgumentLimits {
+            max_bytes: 1024 * 1024,
+            max_depth: 32,
+        }
+    }
+}
+
+impl ArgumentLimits {
+    /// `Err` with a sentence for the model when `arguments` exceed a limit.
+    /// Walks the value without recursion, so any depth is safe to check.
+    pub fn check(&self, arguments: &Map<String, Value>) -> Result<(), String> {
+        let mut stack: Vec<(&Value, usize)> = arguments.values().map(|v| (v, 2)).collect();
+        let mut bytes: usize = 2;
+        for (k, _) in arguments {
+            bytes = bytes.saturating_add(k.len() + 4);
+        }
+        while let Some((value, depth)) = stack.pop() {
+            let container = matches!(value, Value::Array(_) | Value::Object(_));
+            if container && depth > self.max_depth {
+                return Err(format!(
+                    "the arguments nest deeper than {} levels; flatten them",
+                    self.max_depth
+                ));
+            }
+            match value {
+                Value::Array(items) => {
+                    bytes = bytes.saturating_add(2 + items.len());
+                    stack.extend(items.iter().map(|v| (v, depth + 1)));
+                }
+                Value::Object(map) => {
+                    bytes = bytes.saturating_add(2 + map.len());
+                    for (k, v) in map {
+                        bytes = bytes.saturating_add(k.len() + 3);
+                        stack.push((v, depth + 1));
+                    }
+                }
+                Value::String(s) => bytes = bytes.saturating_add(s.len() + 2),
+                Value::Number(_) => bytes = bytes.saturating_add(8),
+                Value::Bool(_) | Value::Null => bytes = bytes.saturating_add(5),
+            }
+            if bytes > self.max_bytes {
+                return Err(format!(
+                    "the arguments are larger than {} bytes; send less data",
+                    self.max_bytes
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One way the arguments break the tool's schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Where, as a path from the arguments' root (`items[0].qty`); empty
+    /// for the root itself.
+    pub path: String,
+    /// What is wrong, in the validator's words.
+    pub message: String,
+}
+
+/// A tool's compiled `parameters` schema.
+pub(crate) struct ArgumentValidator {
+    validator: jsonschema::Validator,
+}
+
+impl ArgumentValidator {
+    /// Compiles the schema once; external `$ref`s are not fetched.
+    pub(crate) fn compile(tool: &str, schema: &Map<String, Value>) -> Result<Self, RegisterError> {
+        let schema = Value::Object(schema.clone());
+        jsonschema::validator_for(&schema)
+            .map(|validator| ArgumentValidator { validator })
+            .map_err(|e| RegisterError::InvalidSchema {
+                tool: tool.to_owned(),
+                message: e.to_string(),
+            })
+    }
+
+    /// Every violation, in the validator's order.
+    pub(crate) fn validate(&self, arguments: &Map<String, Value>) -> Result<(), Vec<Violation>> {
+        let instance = Value::Object(arguments.clone());
+        let violations: Vec<Violation> = self
+            .validator
+            .iter_errors(&instance)
+            .map(|e| Violation {
+                path: pointer_to_path(&instance, e.instance_path().as_str()),
+                message: truncate(&e.to_string(), MAX_MESSAGE_CHARS),
+            })
+            .collect();
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(violations)
+        }
+    }
+}
+
+/// The sentence handed to the model for a set of violations.
+pub(crate) fn describe(tool: &str, violations: &[Violation]) -> String {
+    let mut out = format!(
+        "the arguments of `{tool}` do not match its parameters schema ({} problem{}); nothing was executed:",
+        violations.len(),
+        if violations.len() == 1 { "" } else { "s" }
+    );
+    for v in violations.iter().take(MAX_LISTED) {
+        let path = if v.path.is_empty() {
+            "(arguments)"
+        } else {
+            &v.path
+        };
+        out.push_str(&format!("\n- {path}: {}", v.message));
+    }
+    if violations.len() > MAX_LISTED {
+        out.push_str(&format!(
+            "\n- ... and {} more",
+            violations.len() - MAX_LISTED
+        ));
+    }
+    out
+}
+
+/// Turns a JSON pointer into the dotted path notation, reading the
+/// instance to tell array indices from numeric object keys.
+fn pointer_to_path(instance: &Value, pointer: &str) -> String {
+    let mut path = JsonPath::root();
+    let mut current = Some(instance);
+    for raw in pointer.split('/').skip(1) {
+        let token = raw.replace("~1", "/").replace("~0", "~");
+        match current {
+            Some(Value::Array(items)) => match token.parse::<usize>() {
+                Ok(i) => {
+                    path = path.index(i);
+                    current = items.get(i);
+                }
+                Err(_) => {
+                    path = path.key(&token);
+                    current = None;
+                }
+            },
+            Some(Value::Object(map)) => {
+                current = map.get(&token);
+                path = path.key(&token);
+            }
+            _ => {
+                path = path.key(&token);
+                current = None;
+            }
+        }
+    }
+    path.to_string()
+}
+
+fn truncate(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn pointer_paths_follow_the_instance() {
+        let v = json!({"items": [{"qty": 1}], "m": {"0": true}, "a/b": 1});
+        assert_eq!(pointer_to_path(&v, ""), "");
+        assert_eq!(pointer_to_path(&v, "/items/0/qty"), "items[0].qty");
+        assert_eq!(pointer_to_path(&v, "/m/0"), "m[\"0\"]");
+        assert_eq!(pointer_to_path(&v, "/a~1b"), "[\"a/b\"]");
+    }
+
+    #[test]
+    fn limits_catch_depth_and_size_without_recursion() {
+        let limits = ArgumentLimits::default();
+        assert!(limits.check(&map(json!({"a": [1, {"b": "c"}]}))).is_ok());
+        let mut deep = json!(0);
+        for _ in 0..10_000 {
+            deep = json!([deep]);
+        }
+        let err = limits.check(&map(json!({"x": deep}))).unwrap_err();
+        assert!(err.contains("deeper than 32"), "{err}");
+        let big = "x".repeat(2 * 1024 * 1024);
+        let err = limits.check(&map(json!({"x": big}))).unwrap_err();
+        assert!(err.contains("larger than"), "{err}");
+        // Exactly at the depth limit is fine.
+        let mut ok = json!(0);
+        for _ in 0..31 {
+            ok = json!([ok]);
+        }
+        assert!(limits.check(&map(json!({"x": ok}))).is_ok());
+    }
+
+    #[test]
+    fn every_violation_is_listed_with_its_path() {
+        let schema = map(json!({
+            "type": "object",
+            "properties": {"n": {"type": "number"}, "tags": {"type": "array", "items": {"type": "string"}}},
+            "required": ["n"],
+            "additionalProperties": false
+        }));
+        let v = ArgumentValidator::compile("t", &schema).unwrap();
+        assert!(v.validate(&map(json!({"n": 1, "tags": ["a"]}))).is_ok());
+        let errs = v
+            .validate(&map(json!({"tags": ["a", 2], "extra": 1})))
+            .unwrap_err();
+        let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
+        assert!(paths.contains(&""), "{errs:?}");
+        assert!(paths.contains(&"tags[1]"), "{errs:?}");
+        assert_eq!(errs.len(), 3, "{errs:?}");
+        let text = describe("t", &errs);
+        assert!(text.contains("3 problems"), "{text}");
+        assert!(text.contains("- tags[1]:"), "{text}");
+    }
+
+    #[test]
+    fn bad_schema_is_refused_at_registration() {
+        let err = ArgumentValidator::compile("t", &map(json!({"type": "nonsense"})))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("not valid JSON Schema"), "{err}");
+        let err = ArgumentValidator::compile(
+            "t",
+            &map(json!({"$ref": "https://example.com/schema.json"})),
+        )
+        .err();
+        assert!(err.is_some());
+    }
+}

@@ -1,0 +1,286 @@
+//! Properties over generated stacks:
+//! - every generated `parameters` is a valid JSON Schema (draft 2020-12);
+//! - with everything wired, the registered tool names are exactly the
+//!   `action_<name>`s of the actions the spec predicate says materialise
+//!   (the lint's universe), minus platform names;
+//! - every projection meets its API's documented constraints.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema};
+use objectstack_bridge::materialise::{Wiring, materialise};
+use objectstack_bridge::projection::{anthropic, mcp, openai};
+use objectstack_spec::collection::records;
+use objectstack_spec::materialise::static_skip;
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+const DESC: &str = "Does one useful thing to a record, described for a model.";
+
+fn junk() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (-5i64..5).prop_map(Value::from),
+        "[a-z]{0,4}".prop_map(Value::from),
+        Just(json!([])),
+        Just(json!({})),
+    ]
+}
+
+fn field_type() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        4 => prop::sample::select(vec![
+            "text", "number", "currency", "percent", "rating", "slider", "autonumber", "boolean",
+            "toggle", "multiselect", "checkboxes", "tags", "select", "date", "lookup",
+        ])
+        .prop_map(Value::from),
+        1 => junk(),
+    ]
+}
+
+fn options() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!(["a", "b"])),
+        Just(json!([{"value": "x", "label": "X"}, {"value": 3}, "y", null])),
+        Just(json!([])),
+        junk(),
+    ]
+}
+
+/// An optional key: absent (`None`) or the value.
+fn opt<S: Strategy<Value = Value>>(s: S) -> impl Strategy<Value = Option<Value>> {
+    prop::option::of(s)
+}
+
+fn object_of(entries: Vec<(&str, Option<Value>)>) -> Value {
+    Value::Object(
+        entries
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+            .collect(),
+    )
+}
+
+fn field() -> impl Strategy<Value = Value> {
+    (opt(field_type()), opt("[A-Z][a-z]{0,5}".prop_map(Value::from)), opt(options()), opt(junk()), opt(junk()))
+        .prop_map(|(t, label, options, required, description)| {
+            object_of(vec![
+                ("type", t),
+                ("label", label),
+                ("options", options),
+                ("required", required),
+                ("description", description),
+            ])
+        })
+}
+
+fn param() -> impl Strategy<Value = Value> {
+    (
+        opt(prop::sample::select(vec!["p1", "p2", "recordId", ""]).prop_map(Value::from)),
+        opt(prop::sample::select(vec!["f1", "f2", "f3"]).prop_map(Value::from)),
+        opt(prop::sample::select(vec!["o0", "o1", "nowhere"]).prop_map(Value::from)),
+        opt(field_type()),
+        opt(prop_oneof!["[A-Z][a-z]{0,5}".prop_map(Value::from), Just(json!({"en": "L"}))]),
+        opt("[a-z ]{0,8}".prop_map(Value::from)),
+        opt(options()),
+        opt(junk()),
+        opt(junk()),
+    )
+        .prop_map(|(name, field, over, t, label, help, options, default, required)| {
+            object_of(vec![
+                ("name", name),
+                ("field", field),
+                ("objectOverride", over),
+                ("type", t),
+                ("label", label),
+                ("helpText", help),
+                ("options", options),
+                ("defaultValue", default),
+                ("required", required),
+            ])
+        })
+}
+
+fn hint() -> impl Strategy<Value = Value> {
+    (opt(junk()), opt(prop_oneof![Just(json!(["a", 1])), junk()]), opt(junk())).prop_map(
+        |(description, values, examples)| {
+            object_of(vec![("description", description), ("enum", values), ("examples", examples)])
+        },
+    )
+}
+
+fn ai() -> impl Strategy<Value = Value> {
+    (
+        prop_oneof![6 => Just(Some(json!(true))), 1 => opt(junk())],
+        prop_oneof![6 => Just(Some(json!(DESC))), 1 => opt(junk())],
+        opt(prop_oneof![
+            prop::sample::select(vec!["data", "action", "analytics", "vector_search", "flow"])
+                .prop_map(Value::from),
+            junk()
+        ]),
+        opt(prop::collection::btree_map(
+            prop::sample::select(vec!["p1", "p2", "f1", "recordId", "zz"]),
+            hint(),
+            0..3,
+        )
+        .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))),
+        opt(prop_oneof![
+            Just(json!({"type": "object", "properties": {"ok": {"type": "boolean"}, "id": {}}})),
+            Just(json!({"type": "array"})),
+            junk()
+        ]),
+        opt(prop_oneof![4 => any::<bool>().prop_map(Value::from), 1 => junk()]),
+    )
+        .prop_map(|(exposed, description, category, hints, output, confirm)| {
+            object_of(vec![
+                ("exposed", exposed),
+                ("description", description),
+                ("category", category),
+                ("paramHints", hints),
+                ("outputSchema", output),
+                ("requiresConfirmation", confirm),
+            ])
+        })
+}
+
+fn action() -> impl Strategy<Value = Value> {
+    (
+        opt(prop::sample::select(vec!["a", "b", "c", "d", "e", "query_data"]).prop_map(Value::from)),
+        opt(prop::sample::select(vec!["script", "api", "flow", "modal", "url", "form", "other"])
+            .prop_map(Value::from)),
+        opt(prop_oneof![Just(json!("target")), junk()]),
+        opt(prop_oneof![Just(json!("update")), junk()]),
+        opt(prop::collection::vec(
+            prop::sample::select(vec!["record_header", "list_item", "list_toolbar", "record_more"]),
+            0..3,
+        )
+        .prop_map(|v| json!(v))),
+        opt(prop::collection::vec(param(), 0..5).prop_map(Value::from)),
+        opt(ai()),
+        opt(prop_oneof![Just(json!("Sure?")), junk()]),
+        opt(prop_oneof![Just(json!("delete")), Just(json!("danger")), junk()]),
+        opt(prop::sample::select(vec!["o0", "o1", "ghost"]).prop_map(Value::from)),
+        opt(prop_oneof![Just(json!("id")), junk()]),
+    )
+        .prop_map(
+            |(name, t, target, operation, locations, params, ai, confirm, flavour, object, record_id)| {
+                let (mode, variant) = match &flavour {
+                    Some(v) if v == "delete" => (flavour.clone(), None),
+                    Some(v) if v == "danger" => (None, flavour.clone()),
+                    _ => (None, None),
+                };
+                object_of(vec![
+                    ("name", name),
+                    ("label", Some(json!("Label"))),
+                    ("type", t),
+                    ("target", target),
+                    ("operation", operation),
+                    ("locations", locations),
+                    ("params", params),
+                    ("ai", ai),
+                    ("confirmText", confirm),
+                    ("mode", mode),
+                    ("variant", variant),
+                    ("objectName", object),
+                    ("recordIdParam", record_id),
+                ])
+            },
+        )
+}
+
+fn stack() -> impl Strategy<Value = Map<String, Value>> {
+    let object = (
+        prop::collection::btree_map(prop::sample::select(vec!["f1", "f2", "f3"]), field(), 0..3),
+        prop::collection::vec(action(), 0..5),
+    );
+    (prop::collection::vec(object, 0..3), prop::collection::vec(action(), 0..3)).prop_map(
+        |(objects, actions)| {
+            let objects: Vec<Value> = objects
+                .into_iter()
+                .enumerate()
+                .map(|(i, (fields, actions))| {
+                    let fields: Map<String, Value> =
+                        fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                    json!({"name": format!("o{i}"), "fields": fields, "actions": actions})
+                })
+                .collect();
+            common::map(json!({"objects": objects, "actions": actions}))
+        },
+    )
+}
+
+/// The lint's universe of action tools: `action_<name>` of every object
+/// and stack-level action the spec predicate says materialises.
+fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut add = |action: &Map<String, Value>| {
+        if static_skip(action).is_none() {
+            if let Some(name) = action.get("name").and_then(Value::as_str) {
+                let tool = objectstack_registry::action_tool_name(name);
+                if !objectstack_registry::is_platform_tool(&tool) {
+                    names.insert(tool);
+                }
+            }
+        }
+    };
+    for object in records(stack.get("objects")) {
+        for action in records(object.get("actions")) {
+            add(&action.fields);
+        }
+    }
+    for action in records(stack.get("actions")) {
+        add(&action.fields);
+    }
+    names
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parameters_are_valid_json_schema(stack in stack()) {
+        for wiring in [None, Some(Wiring::NONE), Some(Wiring::ALL)] {
+            let m = materialise(&stack, wiring.as_ref(), &|_| false);
+            for d in m.definitions() {
+                let schema = Value::Object(d.parameters.clone());
+                prop_assert!(check_schema(&schema).is_ok(), "{:?}", check_schema(&schema));
+                let required: Vec<&Value> = schema.get("required").and_then(Value::as_array).map(|r| r.iter().collect()).unwrap_or_default();
+                let unique: BTreeSet<String> = required.iter().map(|r| r.to_string()).collect();
+                prop_assert_eq!(unique.len(), required.len(), "duplicate in required: {}", schema);
+                for r in &required {
+                    prop_assert!(schema["properties"].get(r.as_str().unwrap_or_default()).is_some());
+                }
+                prop_assert_eq!(schema.get("required").map(|r| r.as_array().map(Vec::len)), if required.is_empty() { None } else { Some(Some(required.len())) });
+            }
+        }
+    }
+
+    #[test]
+    fn registered_names_are_the_lint_universe(stack in stack()) {
+        let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+        let registered: BTreeSet<String> = m.definitions().map(|d| d.name.clone()).collect();
+        prop_assert_eq!(registered.len(), m.registered.len(), "a name registered twice");
+        prop_assert_eq!(registered, universe(&stack));
+    }
+
+    #[test]
+    fn projections_meet_their_constraints(stack in stack()) {
+        let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+        let projected = mcp::tools(&m.registered);
+        for tool in &projected.tools {
+            let v = serde_json::to_value(tool).unwrap();
+            prop_assert!(check_mcp_tool(&v).is_ok(), "{:?}", check_mcp_tool(&v));
+        }
+        for tool in openai::tools(m.definitions()).tools {
+            let p = Value::Object(tool.function.parameters);
+            prop_assert!(check_openai_strict(&p).is_ok(), "{:?}", check_openai_strict(&p));
+        }
+        for tool in anthropic::tools(m.definitions(), anthropic::Options { strict: true }).tools {
+            let p = Value::Object(tool.input_schema);
+            prop_assert!(check_anthropic_strict(&p).is_ok(), "{:?}", check_anthropic_strict(&p));
+        }
+    }
+}

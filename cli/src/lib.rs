@@ -1,0 +1,89 @@
+//! The `objectstack-ai` command as a library: the binary is a thin `main`
+//! over [`run`], and `cargo xtask codegen` renders the CLI reference from
+//! [`command`].
+//!
+//! Validate, lint, materialise and govern ObjectStack AI metadata.
+//!
+//! Each subcommand lives in its own module under `commands/`, with an
+//! `Args` struct (clap) and a `run` function returning the process exit
+//! code. Exit codes are shared by every command: 0 success, 1 findings or
+//! errors in the input, 2 unusable input or usage.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+mod input;
+
+/// Exit code: the input is usable and nothing failed.
+pub(crate) const EXIT_OK: u8 = 0;
+/// Exit code: the input has errors (or findings that are errors).
+pub(crate) const EXIT_FINDINGS: u8 = 1;
+/// Exit code: the input is unusable, or the command line is wrong.
+pub(crate) const EXIT_UNUSABLE: u8 = 2;
+
+/// Validate, lint, materialise and govern ObjectStack AI metadata.
+#[derive(Debug, Parser)]
+#[command(name = "objectstack-ai", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check stack files against the metadata schema, with fixes.
+    Validate(commands::validate::Args),
+    /// Check the reference integrity of AI metadata (skills, tools, agents).
+    Lint(commands::lint::Args),
+    /// List the lint rules.
+    Rules(commands::rules::Args),
+    /// Print a lint rule's documentation.
+    Explain(commands::explain::Args),
+    /// Show what each agent may invoke: skills, tools, actions, objects.
+    Capabilities(commands::capabilities::Args),
+    /// Print the curated platform tool-name registry.
+    Registry(commands::registry::Args),
+    /// Check a runtime's registered tool names against the registry.
+    Conform(commands::conform::Args),
+    /// Materialise a stack's actions as AI tool definitions.
+    Tools(commands::tools::Args),
+    /// Operate the human-approval queue.
+    Approvals(commands::approvals::Args),
+}
+
+/// The clap command tree (for generated reference docs).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+/// Parses the process arguments, runs the command and returns the exit code.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { EXIT_UNUSABLE } else { EXIT_OK };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Validate(args) => commands::validate::run(args),
+        Command::Lint(args) => commands::lint::run(args),
+        Command::Rules(args) => commands::rules::run(args),
+        Command::Explain(args) => commands::explain::run(args),
+        Command::Capabilities(args) => commands::capabilities::run(args),
+        Command::Registry(args) => commands::registry::run(args),
+        Command::Conform(args) => commands::conform::run(args),
+        Command::Tools(args) => commands::tools::run(args),
+        Command::Approvals(args) => commands::approvals::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(EXIT_UNUSABLE)
+        }
+    }
+}

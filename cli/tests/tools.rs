@@ -1,0 +1,206 @@
+//! `objectstack-ai tools`: wiring flags, formats, exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+/// The workspace root (the examples live there).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .current_dir(root())
+        .arg("tools")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout_json(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Writes a stack to a fresh temporary file.
+fn temp_stack(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("objectstack-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+const TODO: &str = "examples/todo-app.json";
+
+fn registered(v: &Value) -> Vec<&str> {
+    v["registered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect()
+}
+
+fn skipped(v: &Value) -> Vec<(&str, &str)> {
+    v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["action"].as_str().unwrap(), s["code"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn todo_with_nothing_wired() {
+    let v = stdout_json(&run(&[TODO]));
+    assert_eq!(
+        v.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["registered", "skipped", "warnings"]
+    );
+    assert_eq!(
+        registered(&v),
+        [
+            "action_complete_task",
+            "action_start_task",
+            "action_clone_task",
+            "action_mass_complete",
+            "action_export_csv"
+        ]
+    );
+    assert_eq!(
+        skipped(&v),
+        [
+            ("defer_task", "not_exposed"),
+            ("set_reminder", "not_exposed"),
+            ("delete_completed", "requires_confirmation")
+        ]
+    );
+    let s = v["skipped"][2].as_object().unwrap();
+    assert_eq!(s.keys().collect::<Vec<_>>(), ["action", "object", "code", "reason"]);
+    assert_eq!(s["object"], "todo_task");
+    assert_eq!(v["warnings"], json!([]));
+}
+
+#[test]
+fn todo_with_the_approval_queue() {
+    let v = stdout_json(&run(&[TODO, "--approval"]));
+    let names = registered(&v);
+    assert_eq!(names.len(), 6);
+    let delete = v["registered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "action_delete_completed")
+        .unwrap();
+    assert_eq!(delete["requiresConfirmation"], true);
+    assert_eq!(
+        skipped(&v),
+        [("defer_task", "not_exposed"), ("set_reminder", "not_exposed")]
+    );
+}
+
+#[test]
+fn todo_human() {
+    let out = run(&[TODO, "--format", "human"]);
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!("todo_human", String::from_utf8(out.stdout).unwrap());
+}
+
+const SERVICES: &str = r#"{"objects": [{"name": "deal", "actions": [
+  {"name": "sync", "type": "api", "target": "/sync", "locations": ["record_header"],
+   "ai": {"exposed": true, "description": "Push one deal to the billing system so invoices match it."}},
+  {"name": "score", "type": "flow", "target": "score_flow",
+   "ai": {"exposed": true, "description": "Score the pipeline with the forecasting flow and store the results."}},
+  {"name": "wipe", "type": "script", "target": "wipe", "variant": "danger",
+   "ai": {"exposed": true, "requiresConfirmation": false, "description": "Remove stale draft deals older than one year from the pipeline."}}
+]}]}"#;
+
+#[test]
+fn wiring_flags() {
+    let file = temp_stack("services.json", SERVICES);
+    let file = file.to_str().unwrap();
+    let v = stdout_json(&run(&[file]));
+    assert_eq!(registered(&v), ["action_wipe"]);
+    assert_eq!(skipped(&v), [("sync", "no_api_client"), ("score", "no_automation")]);
+    assert_eq!(v["warnings"][0]["code"], "destructive_unattended");
+
+    let v = stdout_json(&run(&[file, "--automation"]));
+    assert_eq!(registered(&v), ["action_score", "action_wipe"]);
+    let v = stdout_json(&run(&[file, "--api"]));
+    assert_eq!(registered(&v), ["action_sync", "action_wipe"]);
+    let v = stdout_json(&run(&[file, "--api-base-url", "https://api.example.com/v1"]));
+    assert_eq!(registered(&v), ["action_sync", "action_wipe"]);
+}
+
+#[test]
+fn projection_formats() {
+    let v = stdout_json(&run(&[TODO, "--approval", "--format", "mcp"]));
+    let tools = v["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 6);
+    assert_eq!(tools[0]["inputSchema"]["type"], "object");
+    assert_eq!(tools[4]["annotations"]["destructiveHint"], true);
+
+    let v = stdout_json(&run(&[TODO, "--format", "openai"]));
+    assert_eq!(v.as_array().unwrap().len(), 5);
+    assert_eq!(v[0]["type"], "function");
+    assert_eq!(v[0]["function"]["strict"], true);
+    assert_eq!(v[0]["function"]["parameters"]["required"], json!(["recordId"]));
+
+    let v = stdout_json(&run(&[TODO, "--format", "anthropic"]));
+    assert_eq!(v[0]["input_schema"]["type"], "object");
+    assert!(v[0].get("strict").is_none());
+    let v = stdout_json(&run(&[TODO, "--format", "anthropic", "--strict"]));
+    assert_eq!(v[0]["strict"], true);
+}
+
+#[test]
+fn projection_notes_go_to_stderr() {
+    let file = temp_stack("notes.json", SERVICES);
+    let out = run(&[file.to_str().unwrap(), "--format", "openai"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("warning: wipe:"), "{stderr}");
+    assert!(stderr.contains("2 action(s) not registered"), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn junk_shapes_are_not_failures() {
+    let file = temp_stack("junk.json", r#"{"objects": 5, "actions": [null, 3, {"name": 1}]}"#);
+    let v = stdout_json(&run(&[file.to_str().unwrap()]));
+    assert_eq!(registered(&v).len(), 0);
+    assert_eq!(skipped(&v), [("#0", "not_exposed")]);
+    let out = run(&[file.to_str().unwrap(), "--format", "human"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn unusable_input_exits_2() {
+    let not_json = temp_stack("bad.json", "{\"objects\": [");
+    let array = temp_stack("array.json", "[]");
+    for args in [
+        vec!["no/such/file.json"],
+        vec![not_json.to_str().unwrap()],
+        vec![array.to_str().unwrap()],
+        vec![TODO, "--api", "--api-base-url", "https://x"],
+        vec![TODO, "--api-base-url", "ftp://x"],
+        vec![TODO, "--api-base-url", "https://"],
+        vec![TODO, "--strict"],
+        vec![TODO, "--format", "mcp", "--strict"],
+        vec![TODO, "--format", "yaml"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}

@@ -1,0 +1,147 @@
+//! criterion benchmarks of the lint's four stages, each on its own: parse,
+//! resolve, suggest and render (see docs/performance.md).
+//!
+//! `cargo bench -p objectstack-lint --bench lint` runs them; CI only
+//! compiles them. The inputs come from the seeded generator, so every run
+//! measures the same bytes.
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use objectstack_lint::render::{Format, SourceText, render};
+use objectstack_lint::synth::{SynthConfig, generate, names_and_references};
+use objectstack_lint::universe::Universe;
+use objectstack_lint::{Source, lint};
+use std::hint::black_box;
+
+fn config(references: usize, miss_percent: f64) -> SynthConfig {
+    SynthConfig {
+        references,
+        miss_percent,
+        ..SynthConfig::default()
+    }
+}
+
+/// Reading 100,000 references' worth of stack (about 6 MB) into a tree.
+fn parse(c: &mut Criterion) {
+    let json = generate(&config(100_000, 0.5));
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Bytes(json.len() as u64));
+    group.bench_function("parse_document_100k", |b| {
+        b.iter(|| objectstack_spec::parse::parse_document(black_box(json.as_bytes())))
+    });
+    group.finish();
+}
+
+/// Building the universe and resolving every reference (exact names and
+/// wildcards), 1,000,000 references over 100,000 action tools.
+fn resolve(c: &mut Criterion) {
+    let (names, refs) = names_and_references(&config(1_000_000, 0.5));
+    let mut group = c.benchmark_group("resolve");
+    group.bench_function("universe_new_120k", |b| {
+        b.iter_batched(|| names.clone(), Universe::new, BatchSize::LargeInput)
+    });
+    let universe = Universe::new(names.clone());
+    group.throughput(Throughput::Elements(refs.len() as u64));
+    group.bench_function("resolve_1m", |b| {
+        b.iter(|| {
+            refs.iter()
+                .filter(|r| match r.strip_suffix('*') {
+                    Some(prefix) => universe.matches_prefix(prefix),
+                    None => universe.contains(r),
+                })
+                .count()
+        })
+    });
+    group.finish();
+}
+
+/// Suggestions for the misses of 100,000 references at 5 % (5,000 queries
+/// over about 12,000 names); the index build on its own; and upstream's
+/// linear scan on a sample, for comparison.
+fn suggest(c: &mut Criterion) {
+    let (names, refs) = names_and_references(&config(100_000, 5.0));
+    let probe = Universe::new(names.clone());
+    let misses: Vec<&str> = refs
+        .iter()
+        .map(String::as_str)
+        .filter(|r| !r.ends_with('*') && !probe.contains(r))
+        .collect();
+    let mut group = c.benchmark_group("suggest");
+    group.sample_size(10);
+    group.bench_function("index_build_12k", |b| {
+        b.iter_batched(
+            || Universe::new(names.clone()),
+            |u| u.suggest("zzzz").is_some(),
+            BatchSize::LargeInput,
+        )
+    });
+    let universe = Universe::new(names.clone());
+    universe.suggest("warm_up");
+    group.throughput(Throughput::Elements(misses.len() as u64));
+    group.bench_function("indexed_5000", |b| {
+        b.iter(|| misses.iter().filter(|r| universe.suggest(r).is_some()).count())
+    });
+    let sample: Vec<&str> = misses.iter().step_by(100).copied().collect();
+    group.throughput(Throughput::Elements(sample.len() as u64));
+    group.bench_function("linear_scan_50", |b| {
+        b.iter(|| sample.iter().filter(|r| linear(universe.names(), r).is_some()).count())
+    });
+    group.finish();
+}
+
+/// Rendering the findings of 10,000 references at 5 % (about 500) in every
+/// format.
+fn render_formats(c: &mut Criterion) {
+    let json = generate(&config(10_000, 5.0));
+    let Ok(root) = objectstack_spec::parse::parse_document(json.as_bytes()) else {
+        return;
+    };
+    let file = "stack.json";
+    let findings = lint(&Source {
+        file,
+        text: Some(&json),
+        root: &root,
+    });
+    let sources = [SourceText { file, text: &json }];
+    let mut group = c.benchmark_group("render");
+    group.throughput(Throughput::Elements(findings.len() as u64));
+    for format in Format::ALL {
+        group.bench_function(format.as_str(), |b| {
+            b.iter(|| render(format, black_box(&findings), &sources, 1).len())
+        });
+    }
+    group.finish();
+}
+
+/// Upstream's `suggest2` as a plain scan (the baseline the index beats).
+fn linear<'n>(names: &'n [String], target: &str) -> Option<&'n str> {
+    use objectstack_spec::text::{levenshtein_units, utf16_len};
+    if let Some(hit) = names.iter().find(|n| n.strip_prefix("action_") == Some(target)) {
+        return Some(hit);
+    }
+    let len = utf16_len(target);
+    let units: Vec<u16> = target.encode_utf16().collect();
+    let mut best: Option<(&str, usize)> = None;
+    for name in names {
+        let score = if len >= 3 && (name.contains(target) || target.contains(name.as_str())) {
+            utf16_len(name).abs_diff(len)
+        } else {
+            let other: Vec<u16> = name.encode_utf16().collect();
+            let d = levenshtein_units(&units, &other);
+            if d > 2.max(len / 3) {
+                continue;
+            }
+            100 + d
+        };
+        if best.is_none_or(|(_, s)| score < s) {
+            best = Some((name, score));
+        }
+    }
+    best.map(|(n, _)| n)
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10);
+    targets = parse, resolve, suggest, render_formats
+}
+criterion_main!(benches);

@@ -1,0 +1,176 @@
+//! One-run measurements for docs/performance.md, printed as ratios so they
+//! carry over between machines:
+//!
+//! ```text
+//! cargo bench -p objectstack-lint --bench ratios              # measure
+//! cargo bench -p objectstack-lint --bench ratios -- --write-data
+//!     # also write target/bench-data/synth-1m-{0.5,5}pct.json
+//! ```
+//!
+//! Upstream's linear suggestion scan is timed on an evenly spaced sample of
+//! the queries (every 100th) and compared per query; every sampled answer
+//! is also checked to be identical.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use objectstack_lint::synth::{SynthConfig, generate, names_and_references};
+use objectstack_lint::universe::Universe;
+
+const N: usize = 1_000_000;
+
+fn main() {
+    let write = std::env::args().any(|a| a == "--write-data");
+    let config = |miss_percent| SynthConfig {
+        references: N,
+        miss_percent,
+        ..SynthConfig::default()
+    };
+
+    println!("## generation (N = {N})");
+    let mut texts = Vec::new();
+    for pct in [0.5, 5.0] {
+        let (text, took) = timed(|| generate(&config(pct)));
+        println!(
+            "- {pct} % misses: {:.1} MB ({} bytes) in {}",
+            text.len() as f64 / 1e6,
+            text.len(),
+            ms(took)
+        );
+        texts.push((pct, text));
+    }
+
+    println!("\n## parse (the 0.5 % file)");
+    if let Some((_, text)) = texts.first() {
+        let (_, tree) = timed(|| objectstack_spec::parse::parse_document(text.as_bytes()).is_ok());
+        let (_, skim) = timed(|| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok());
+        println!("- serde_json skim (IgnoredAny): {}", ms(skim));
+        println!("- parse_document (Value tree):  {} = {:.1} x skim", ms(tree), ratio(tree, skim));
+    }
+
+    println!("\n## resolve and suggest (5 % misses)");
+    let (names, refs) = names_and_references(&config(5.0));
+    let (universe, build) = timed(|| Universe::new(names.clone()));
+    let (resolved, resolve) = timed(|| {
+        refs.iter()
+            .filter(|r| match r.strip_suffix('*') {
+                Some(prefix) => universe.matches_prefix(prefix),
+                None => universe.contains(r),
+            })
+            .count()
+    });
+    let misses: Vec<&str> = refs
+        .iter()
+        .map(String::as_str)
+        .filter(|r| !r.ends_with('*') && !universe.contains(r))
+        .collect();
+    println!(
+        "- universe: {} names, built in {}; {} references resolved ({resolved} hits) in {}",
+        universe.names().len(),
+        ms(build),
+        refs.len(),
+        ms(resolve)
+    );
+    let (_, index) = timed(|| universe.suggest("zzzz"));
+    let (answers, indexed) = timed(|| {
+        misses
+            .iter()
+            .map(|r| universe.suggest(r))
+            .collect::<Vec<_>>()
+    });
+    let found = answers.iter().filter(|a| a.is_some()).count();
+    println!(
+        "- suggestion index built in {}; {} queries answered in {} ({found} with a suggestion)",
+        ms(index),
+        misses.len(),
+        ms(indexed)
+    );
+    let sample: Vec<(usize, &str)> = misses.iter().copied().enumerate().step_by(100).collect();
+    let (linear_answers, linear) = timed(|| {
+        sample
+            .iter()
+            .map(|(_, r)| linear_scan(universe.names(), r))
+            .collect::<Vec<_>>()
+    });
+    let mut same = 0;
+    for ((i, r), expected) in sample.iter().zip(&linear_answers) {
+        let got = answers.get(*i).copied().flatten();
+        assert_eq!(got, *expected, "indexed and linear answers differ for {r:?}");
+        same += 1;
+    }
+    let per_indexed = indexed.as_secs_f64() / misses.len().max(1) as f64;
+    let per_linear = linear.as_secs_f64() / sample.len().max(1) as f64;
+    println!(
+        "- linear scan: {} sampled queries in {} ({same} identical answers); per query the index is {:.0} x faster",
+        sample.len(),
+        ms(linear),
+        per_linear / per_indexed
+    );
+    println!(
+        "- all {} queries by linear scan would take about {:.0} s",
+        misses.len(),
+        per_linear * misses.len() as f64
+    );
+
+    if write {
+        let dir = target_dir().join("bench-data");
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            eprintln!("cannot create {}: {e}", dir.display());
+            return;
+        }
+        for (pct, text) in &texts {
+            let path = dir.join(format!("synth-1m-{pct}pct.json"));
+            match std::fs::write(&path, text) {
+                Ok(()) => println!("\nwrote {}", path.display()),
+                Err(e) => eprintln!("cannot write {}: {e}", path.display()),
+            }
+        }
+    }
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"))
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    let out = f();
+    (out, start.elapsed())
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+}
+
+/// Upstream's `suggest2` as a plain scan over the universe in order.
+fn linear_scan<'n>(names: &'n [String], target: &str) -> Option<&'n str> {
+    use objectstack_spec::text::{levenshtein_units, utf16_len};
+    if let Some(hit) = names.iter().find(|n| n.strip_prefix("action_") == Some(target)) {
+        return Some(hit);
+    }
+    let len = utf16_len(target);
+    let units: Vec<u16> = target.encode_utf16().collect();
+    let mut best: Option<(&str, usize)> = None;
+    for name in names {
+        let score = if len >= 3 && (name.contains(target) || target.contains(name.as_str())) {
+            utf16_len(name).abs_diff(len)
+        } else {
+            let other: Vec<u16> = name.encode_utf16().collect();
+            let d = levenshtein_units(&units, &other);
+            if d > 2.max(len / 3) {
+                continue;
+            }
+            100 + d
+        };
+        if best.is_none_or(|(_, s)| score < s) {
+            best = Some((name, score));
+        }
+    }
+    best.map(|(n, _)| n).filter(|n| !n.is_empty())
+}

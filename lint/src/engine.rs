@@ -1,0 +1,183 @@
+//! Running the suite: build the stack view once, run every rule, add the
+//! `spec` validation diagnostics, and locate each finding in its source.
+
+use objectstack_spec::path::JsonPath;
+use objectstack_spec::source::SourceIndex;
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::finding::{Finding, Location};
+use crate::rule::{Context, Hit};
+use crate::rules::RULES;
+use crate::stack::Stack;
+
+/// One stack document to lint.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The file name findings report (use a path relative to the working
+    /// directory for SARIF and GitHub output).
+    pub file: &'a str,
+    /// The text the document was parsed from, to locate findings; `None`
+    /// leaves findings without a location.
+    pub text: Option<&'a str>,
+    /// The parsed top-level object.
+    pub root: &'a Map<String, Value>,
+}
+
+/// Lints one stack; findings carry their rules' default severities (see
+/// [`crate::Config::apply`]) and come in document order.
+pub fn lint(source: &Source<'_>) -> Vec<Finding> {
+    lint_composed(std::slice::from_ref(source))
+}
+
+/// Lints several stacks independently, in parallel; one result per source,
+/// in order.
+pub fn lint_each(sources: &[Source<'_>]) -> Vec<Vec<Finding>> {
+    sources.par_iter().map(lint).collect()
+}
+
+/// Lints the composition of several stacks as one: a skill in one file may
+/// name an action of another. Each finding points into the file that holds
+/// the offending value, with a path relative to that file.
+///
+/// Composition concatenates `skills`, `tools`, `actions`, `objects`,
+/// `agents` and `flows` in file order, as upstream's `composeStacks` does
+/// for the collections the rules read.
+pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
+    let roots: Vec<&Map<String, Value>> = sources.iter().map(|s| s.root).collect();
+    let stack = Stack::new(&roots);
+    let cx = Context::new(&stack);
+    let mut hits = Vec::new();
+    for rule in RULES {
+        (rule.check)(&cx, &mut hits);
+    }
+    for (i, source) in sources.iter().enumerate() {
+        hits.extend(crate::validation::hits(i, source.root));
+    }
+    locate(sources, hits)
+}
+
+/// Attaches locations, sorting findings by file and position.
+fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
+    let mut by_source: Vec<Vec<Hit>> = vec![Vec::new(); sources.len()];
+    for hit in hits {
+        if let Some(bucket) = by_source.get_mut(hit.source) {
+            bucket.push(hit);
+        }
+    }
+    let mut out = Vec::new();
+    for (source, hits) in sources.iter().zip(by_source) {
+        let mut located: Vec<Finding> = match source.text {
+            Some(text) => {
+                let anchors: Vec<JsonPath> = hits.iter().map(|h| h.anchor.clone()).collect();
+                let spans = locate_with_fallback(&SourceIndex::new(text), anchors);
+                hits.into_iter()
+                    .zip(spans)
+                    .map(|(hit, span)| {
+                        let mut finding = hit.finding;
+                        finding.location = span.map(|s| Location {
+                            file: source.file.to_owned(),
+                            line: s.line,
+                            column: s.column,
+                            byte_start: s.start,
+                            byte_end: s.end,
+                        });
+                        finding
+                    })
+                    .collect()
+            }
+            None => hits.into_iter().map(|h| h.finding).collect(),
+        };
+        located.sort_by_key(|f| f.location.as_ref().map_or(usize::MAX, |l| l.byte_start));
+        out.extend(located);
+    }
+    out
+}
+
+/// Locates every path; a path that is not in the text falls back to its
+/// nearest ancestor that is.
+fn locate_with_fallback(
+    index: &SourceIndex<'_>,
+    mut paths: Vec<JsonPath>,
+) -> Vec<Option<objectstack_spec::source::Span>> {
+    let mut spans = index.locate_many(&paths);
+    loop {
+        let missing: Vec<usize> = spans
+            .iter()
+            .zip(&paths)
+            .enumerate()
+            .filter(|(_, (span, path))| span.is_none() && !path.is_root())
+            .map(|(i, _)| i)
+            .collect();
+        if missing.is_empty() {
+            return spans;
+        }
+        let parents: Vec<JsonPath> = missing
+            .iter()
+            .filter_map(|&i| paths.get(i))
+            .map(parent)
+            .collect();
+        let found = index.locate_many(&parents);
+        for ((&i, path), span) in missing.iter().zip(parents).zip(found) {
+            if let (Some(slot), Some(p)) = (spans.get_mut(i), paths.get_mut(i)) {
+                *slot = span;
+                *p = path;
+            }
+        }
+    }
+}
+
+fn parent(path: &JsonPath) -> JsonPath {
+    let segments = path.segments();
+    JsonPath::from(
+        segments
+            .get(..segments.len().saturating_sub(1))
+            .unwrap_or_default()
+            .to_vec(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn locations_fall_back_to_the_parent() {
+        let text = "{\n  \"tools\": [\n    {\"label\": \"x\"}\n  ]\n}";
+        let root: Map<String, Value> = serde_json::from_str(text).unwrap();
+        let index = SourceIndex::new(text);
+        let spans = locate_with_fallback(
+            &index,
+            vec![JsonPath::root().key("tools").index(0).key("name")],
+        );
+        let span = spans[0].unwrap();
+        assert_eq!((span.line, span.column), (3, 5));
+        let findings = lint(&Source {
+            file: "t.json",
+            text: Some(text),
+            root: &root,
+        });
+        assert!(findings.iter().all(|f| f.location.is_some()));
+    }
+
+    #[test]
+    fn composition_resolves_across_files() {
+        let a = json!({"skills": [{"name": "s", "tools": ["action_close", "ghost"]}]});
+        let b = json!({"actions": [{"name": "close", "type": "script", "target": "t",
+            "ai": {"exposed": true, "description": "Close the case the user is looking at now."}}]});
+        let (a, b) = (a.as_object().unwrap(), b.as_object().unwrap());
+        let src = |file, root| Source { file, text: None, root };
+        let alone = lint(&src("a.json", a));
+        let unresolved = |fs: &[Finding]| {
+            fs.iter()
+                .filter(|f| f.rule == "ai-skill-tool-unresolved")
+                .count()
+        };
+        assert_eq!(unresolved(&alone), 2);
+        let composed = lint_composed(&[src("a.json", a), src("b.json", b)]);
+        assert_eq!(unresolved(&composed), 1);
+        let each = lint_each(&[src("a.json", a), src("b.json", b)]);
+        assert_eq!(unresolved(&each[0]), 2);
+    }
+}

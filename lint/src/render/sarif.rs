@@ -1,0 +1,188 @@
+//! The `sarif` format: SARIF 2.1.0 for GitHub code scanning and other
+//! static-analysis dashboards.
+
+use serde_json::{Value, json};
+
+use crate::finding::{Finding, Severity};
+use crate::rules::RULES;
+
+/// The SARIF schema this output follows.
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// A SARIF 2.1.0 log with one run. Rules carry their documentation; results
+/// carry the real severity, a relative URI (`uriBaseId: %SRCROOT%`), a
+/// region in Unicode code points, the lenient JSON path as a logical
+/// location, and a stable fingerprint of rule, file, path and name.
+pub fn sarif(findings: &[Finding]) -> String {
+    let mut rules: Vec<Value> = RULES
+        .iter()
+        .map(|r| {
+            rule_descriptor(
+                r.id(),
+                r.summary(),
+                &r.doc(),
+                r.default_severity(),
+            )
+        })
+        .collect();
+    let mut ids: Vec<String> = RULES.iter().map(|r| r.id().to_owned()).collect();
+    for f in findings {
+        if !ids.contains(&f.rule) {
+            let (summary, doc) = crate::validation::describe(&f.rule);
+            rules.push(rule_descriptor(&f.rule, &summary, &doc, f.severity));
+            ids.push(f.rule.clone());
+        }
+    }
+    let results: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            let rule_index = ids.iter().position(|id| *id == f.rule).unwrap_or(0);
+            let mut result = json!({
+                "ruleId": f.rule,
+                "ruleIndex": rule_index,
+                "level": level(f.severity),
+                "message": {"text": format!("{}\n\nHint: {}", f.message, f.hint)},
+                "partialFingerprints": {"objectstackFinding/v1": fingerprint(f)},
+                "properties": {
+                    "where": f.where_,
+                    "path": f.path,
+                    "hint": f.hint,
+                    "ref": f.reference,
+                    "suggestion": f.suggestion,
+                },
+            });
+            let mut location = json!({
+                "logicalLocations": [{"fullyQualifiedName": f.path, "kind": "member"}],
+            });
+            if let Some(l) = &f.location {
+                location["physicalLocation"] = json!({
+                    "artifactLocation": artifact(&l.file),
+                    "region": {
+                        "startLine": l.line,
+                        "startColumn": l.column,
+                        "byteOffset": l.byte_start,
+                        "byteLength": l.byte_end.saturating_sub(l.byte_start),
+                    },
+                });
+            }
+            result["locations"] = json!([location]);
+            result
+        })
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "objectstack-ai",
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+fn rule_descriptor(id: &str, summary: &str, doc: &str, severity: Severity) -> Value {
+    json!({
+        "id": id,
+        "name": pascal_case(id),
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": what_it_finds(doc).unwrap_or(summary)},
+        "help": {"text": doc, "markdown": doc},
+        "defaultConfiguration": {"level": level(severity)},
+        "properties": {"tags": ["objectstack", "ai", "reference-integrity"]},
+    })
+}
+
+/// The paragraph under `## What it finds`.
+fn what_it_finds(doc: &str) -> Option<&str> {
+    let rest = doc.split_once("## What it finds")?.1;
+    let section = rest.split("\n## ").next()?;
+    Some(section.trim())
+}
+
+fn pascal_case(id: &str) -> String {
+    id.split(['-', '_', '.'])
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A relative URI under `%SRCROOT%`, or a `file://` URI for an absolute path.
+fn artifact(file: &str) -> Value {
+    let file = file.replace('\\', "/");
+    if file.starts_with('/') {
+        return json!({"uri": format!("file://{}", encode(&file))});
+    }
+    let relative = file.trim_start_matches("./");
+    json!({"uri": encode(relative), "uriBaseId": "%SRCROOT%"})
+}
+
+/// Percent-encodes everything but unreserved characters and `/`.
+fn encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// FNV-1a (64-bit) of rule, file, path and name: stable across runs and
+/// line moves.
+fn fingerprint(f: &Finding) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let parts = [
+        f.rule.as_str(),
+        f.file(),
+        f.path.as_str(),
+        f.reference.as_deref().unwrap_or(""),
+    ];
+    for part in parts {
+        for b in part.bytes().chain(std::iter::once(0)) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_relative_and_encoded() {
+        assert_eq!(
+            artifact("./my stacks/a.json"),
+            json!({"uri": "my%20stacks/a.json", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(artifact("/tmp/a.json"), json!({"uri": "file:///tmp/a.json"}));
+    }
+
+    #[test]
+    fn names_and_sections() {
+        assert_eq!(pascal_case("ai-skill-tool-unresolved"), "AiSkillToolUnresolved");
+        assert_eq!(what_it_finds("x\n## What it finds\n\nA.\n\n## Why\nB"), Some("A."));
+    }
+}

@@ -1,0 +1,230 @@
+//! The rule framework: a [`Rule`] is an id, a default severity, its
+//! documentation and a check over the stack's [`Context`].
+//!
+//! A rule's documentation is written once, as the `///` comment on its
+//! `static` in `rules/<id>.rs`; the `declare_rule!` macro both attaches it
+//! as rustdoc and stores the same text in [`Rule::doc`], so what `explain`
+//! prints and what rustdoc shows cannot drift apart.
+
+use std::collections::{HashMap, HashSet};
+
+use objectstack_spec::materialise::materialises;
+use objectstack_spec::path::JsonPath;
+
+use crate::finding::{Finding, Severity};
+use crate::stack::{ActionEntry, Stack};
+use crate::universe::Universe;
+
+/// A lint rule.
+pub struct Rule {
+    pub(crate) id: &'static str,
+    pub(crate) default_severity: Severity,
+    pub(crate) doc: &'static str,
+    pub(crate) check: fn(&Context<'_, '_>, &mut Vec<Hit>),
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule")
+            .field("id", &self.id)
+            .field("default_severity", &self.default_severity)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Rule {
+    /// The stable kebab-case id.
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+
+    /// The severity before configuration.
+    pub fn default_severity(&self) -> Severity {
+        self.default_severity
+    }
+
+    /// The rule's documentation (Markdown): a one-line summary, then
+    /// *What it finds*, *Why it matters*, *Example* and *How to fix*.
+    pub fn doc(&self) -> String {
+        self.doc
+            .lines()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_owned()
+    }
+
+    /// The first line of the documentation.
+    pub fn summary(&self) -> &'static str {
+        self.doc.lines().next().map_or("", str::trim)
+    }
+}
+
+/// Declares a rule `static` whose `///` comment is also its [`Rule::doc`].
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])+
+        pub static $name:ident = {
+            id: $id:literal,
+            severity: $severity:expr,
+            check: $check:path $(,)?
+        };
+    ) => {
+        $(#[doc = $doc])+
+        pub static $name: $crate::rule::Rule = $crate::rule::Rule {
+            id: $id,
+            default_severity: $severity,
+            doc: concat!($($doc, "\n"),+),
+            check: $check,
+        };
+    };
+}
+pub(crate) use declare_rule;
+
+/// A finding as a rule reports it: the finding plus where to locate it.
+#[derive(Debug, Clone)]
+pub(crate) struct Hit {
+    /// Index of the source document.
+    pub(crate) source: usize,
+    /// Raw path of the value to point at (located later).
+    pub(crate) anchor: JsonPath,
+    /// The finding (severity is the rule's default until configured).
+    pub(crate) finding: Finding,
+}
+
+/// The parts of a finding a rule fills in.
+pub(crate) struct Report<'r> {
+    pub(crate) rule: &'r Rule,
+    pub(crate) source: usize,
+    pub(crate) anchor: JsonPath,
+    pub(crate) where_: String,
+    pub(crate) path: String,
+    pub(crate) message: String,
+    pub(crate) hint: String,
+    pub(crate) reference: Option<String>,
+    pub(crate) suggestion: Option<String>,
+}
+
+impl Report<'_> {
+    /// Turns it into a [`Hit`].
+    pub(crate) fn hit(self) -> Hit {
+        Hit {
+            source: self.source,
+            anchor: self.anchor,
+            finding: Finding {
+                rule: self.rule.id.to_owned(),
+                severity: self.rule.default_severity,
+                where_: self.where_,
+                path: self.path,
+                message: self.message,
+                hint: self.hint,
+                reference: self.reference,
+                suggestion: self.suggestion,
+                location: None,
+            },
+        }
+    }
+}
+
+/// What every rule may read: the stack and indexes built once per run.
+pub(crate) struct Context<'s, 'a> {
+    pub(crate) stack: &'s Stack<'a>,
+    pub(crate) universe: Universe,
+    /// Actions by name (indices into `stack.actions`).
+    pub(crate) actions_by_name: HashMap<&'s str, Vec<usize>>,
+    /// Names of actions that do not materialise.
+    pub(crate) unexposed: HashSet<&'s str>,
+}
+
+impl std::fmt::Debug for Context<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("universe", &self.universe.names().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s, 'a> Context<'s, 'a> {
+    /// Builds the indexes for `stack`.
+    pub(crate) fn new(stack: &'s Stack<'a>) -> Self {
+        let mut names: Vec<String> = objectstack_registry::all_names()
+            .map(str::to_owned)
+            .collect();
+        names.extend(stack.tools.iter().filter_map(|t| t.name()).map(str::to_owned));
+        let mut actions_by_name: HashMap<&'s str, Vec<usize>> = HashMap::new();
+        let mut unexposed = HashSet::new();
+        for (i, action) in stack.actions.iter().enumerate() {
+            let Some(name) = action.entry.name() else {
+                continue;
+            };
+            actions_by_name.entry(name).or_default().push(i);
+            if materialises(action.entry.fields()) {
+                names.push(objectstack_registry::action_tool_name(name));
+            } else {
+                unexposed.insert(name);
+            }
+        }
+        Context {
+            stack,
+            universe: Universe::new(names),
+            actions_by_name,
+            unexposed,
+        }
+    }
+
+    /// The actions named `name`, in scan order.
+    pub(crate) fn actions_named(&self, name: &str) -> impl Iterator<Item = &'s ActionEntry<'a>> {
+        let stack = self.stack;
+        self.actions_by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(move |&i| stack.actions.get(i))
+    }
+
+    /// Whether a skill's tool reference resolves (exactly, or as a
+    /// trailing-`*` family wildcard).
+    pub(crate) fn resolves(&self, reference: &str) -> bool {
+        match reference.strip_suffix('*') {
+            Some(prefix) => self.universe.matches_prefix(prefix),
+            None => self.universe.contains(reference),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_doc_has_the_four_sections() {
+        for rule in crate::rules::RULES {
+            let doc = rule.doc();
+            for section in [
+                "## What it finds",
+                "## Why it matters",
+                "## Example",
+                "## How to fix",
+            ] {
+                assert!(doc.contains(section), "{} lacks {section}", rule.id());
+            }
+            assert!(!rule.summary().is_empty(), "{}", rule.id());
+            assert!(!rule.summary().starts_with('#'), "{}", rule.id());
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_kebab_case() {
+        let mut seen = HashSet::new();
+        for rule in crate::rules::RULES {
+            let id = rule.id();
+            assert!(seen.insert(id), "duplicate {id}");
+            assert!(
+                id.split('-')
+                    .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())),
+                "{id}"
+            );
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! `ai-destructive-exposure-undecided`: a destructive-looking action with no
+//! explicit AI exposure decision.
+
+use objectstack_spec::materialise::{ConfirmationReason, ai_block, destructive_signal};
+use serde_json::Value;
+
+use crate::finding::Severity;
+use crate::rule::{Context, Hit, Report, declare_rule};
+
+declare_rule! {
+    /// An action that looks destructive has no explicit `ai.exposed` choice.
+    ///
+    /// ## What it finds
+    ///
+    /// A stack-level or object-level action that looks destructive (it has a
+    /// `confirmText`, `mode: "delete"` or `variant: "danger"`) and whose `ai`
+    /// block does not set `exposed` to `true` or `false` (ADR-0011 Phase 3).
+    ///
+    /// ## Why it matters
+    ///
+    /// Today an undecided action stays human-only, because exposure is opt-in.
+    /// But "nobody decided" is not the same as "somebody decided no": the
+    /// next person to expose actions in bulk, or a future default, turns a
+    /// delete button into something a model can press. Destructive
+    /// operations deserve a recorded decision, reviewed like code.
+    ///
+    /// ## Example
+    ///
+    /// ```json
+    /// { "name": "purge_archive", "type": "script", "target": "purgeArchive",
+    ///   "mode": "delete", "confirmText": "Purge every archived record?" }
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Decide, and write it down: `ai: { exposed: false }` keeps the action
+    /// human-only on purpose; `ai: { exposed: true, description: "..." }`
+    /// exposes it, and then calls wait for a person's approval unless you
+    /// also set `ai.requiresConfirmation: false`.
+    pub static RULE = {
+        id: "ai-destructive-exposure-undecided",
+        severity: Severity::Warning,
+        check: check,
+    };
+}
+
+/// The key an author wrote for a destructive signal.
+pub(crate) fn signal_key(reason: ConfirmationReason) -> &'static str {
+    match reason {
+        ConfirmationReason::AiRequiresConfirmation => "ai",
+        ConfirmationReason::ConfirmText => "confirmText",
+        ConfirmationReason::ModeDelete => "mode",
+        ConfirmationReason::VariantDanger => "variant",
+    }
+}
+
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+    for action in &cx.stack.actions {
+        let fields = action.entry.fields();
+        let Some(signal) = destructive_signal(fields) else {
+            continue;
+        };
+        let decided = ai_block(fields).is_some_and(|ai| matches!(ai.get("exposed"), Some(Value::Bool(_))));
+        if decided {
+            continue;
+        }
+        let (_, raw) = action.entry.key(signal_key(signal));
+        out.push(
+            Report {
+                rule: &RULE,
+                source: action.entry.source,
+                anchor: raw,
+                where_: action.where_text(),
+                path: action.entry.path.to_string(),
+                message: format!(
+                    "{} looks destructive (`{signal}`) but records no decision about AI \
+                     exposure: `ai.exposed` is not set. It stays human-only today only because \
+                     exposure is opt-in, and nothing shows that anyone chose that.",
+                    capitalise(&action.where_text())
+                ),
+                hint: "Record the decision: `ai: { exposed: false }` keeps it human-only on \
+                       purpose; `ai: { exposed: true, description: \"...\" }` exposes it, and its \
+                       calls then wait for a person's approval."
+                    .to_owned(),
+                reference: None,
+                suggestion: None,
+            }
+            .hit(),
+        );
+    }
+}
+
+/// `action "x"` -> `Action "x"`.
+pub(crate) fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_rule, doc};
+    use serde_json::json;
+
+    use super::RULE;
+
+    #[test]
+    fn each_signal_without_a_decision() {
+        let d = doc(json!({
+            "actions": [
+                {"name": "a", "mode": "delete"},
+                {"name": "b", "variant": "danger", "ai": {}},
+                {"name": "c", "confirmText": "Sure?", "ai": {"description": "x"}},
+                {"name": "d", "confirmText": "Sure?", "ai": {"exposed": false}},
+                {"name": "e", "variant": "danger", "ai": {"exposed": true}},
+                {"name": "f", "variant": "primary"},
+                {"name": "g", "confirmText": ""}
+            ]
+        }));
+        let hits = check_rule(&RULE, &d);
+        let paths: Vec<_> = hits.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(paths, ["actions[0]", "actions[1]", "actions[2]"]);
+        assert!(hits[0].message.starts_with("Action \"a\" looks destructive (`mode: delete`)"));
+    }
+
+    #[test]
+    fn object_actions_are_checked_too() {
+        let d = doc(json!({"objects": [{"name": "o", "actions": [{"name": "x", "mode": "delete"}]}]}));
+        let hits = check_rule(&RULE, &d);
+        assert_eq!(hits[0].where_, "object \"o\" \u{b7} action \"x\"");
+        assert_eq!(hits[0].path, "objects[0].actions[0]");
+    }
+}

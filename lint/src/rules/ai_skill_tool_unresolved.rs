@@ -1,0 +1,277 @@
+//! `ai-skill-tool-unresolved`: a skill names a tool nothing provides.
+
+use objectstack_registry::{ACTION_PREFIX, FAMILY_PREFIXES};
+use objectstack_spec::materialise::static_skip;
+use serde_json::Value;
+
+use crate::finding::Severity;
+use crate::rule::{Context, Hit, Report, declare_rule};
+
+declare_rule! {
+    /// A skill's `tools[]` names a tool that no tool record, platform tool or
+    /// materialised action provides.
+    ///
+    /// ## What it finds
+    ///
+    /// Every non-empty string in `skills[].tools[]` is resolved against the
+    /// tools the runtime can really have: the curated platform tool names,
+    /// the names of `stack.tools` records, and `action_<name>` for every
+    /// stack-level or object-level action that materialises as a tool
+    /// (exposed with `ai.exposed: true` and an `ai.description`, with a
+    /// headless `script`, `api` or `flow` path). A reference ending in `*`
+    /// is a family wildcard and resolves when any of those names starts with
+    /// its prefix. A reference that does not resolve is reported in one of
+    /// three kinds:
+    ///
+    /// - a wildcard that matches nothing;
+    /// - `action_<x>` where the action `x` exists but does not materialise;
+    /// - any other name (a fictional tool), with the nearest real name as a
+    ///   suggestion when one is close.
+    ///
+    /// ## Why it matters
+    ///
+    /// The runtime silently drops a tool name it cannot find. The skill
+    /// still ships, its instructions still promise the capability, and the
+    /// assistant improvises or fails when it reaches for a tool it does not
+    /// have. This is how a copilot ends up claiming abilities it does not
+    /// have, and nothing else catches it: the metadata parses and validates
+    /// cleanly. The severity starts at warning because a runtime plugin
+    /// outside the platform registry can register tools no static check can
+    /// see; promote it to error once the registry has soaked.
+    ///
+    /// ## Example
+    ///
+    /// ```json
+    /// { "skills": [
+    ///     { "name": "case_triage", "label": "Case Triage",
+    ///       "tools": ["triage_case", "query_records"] } ] }
+    /// ```
+    ///
+    /// `query_records` is a platform tool; `triage_case` is provided by
+    /// nothing, so it is reported.
+    ///
+    /// ## How to fix
+    ///
+    /// Give the reference something real to resolve to. The default path
+    /// needs no tool record: declare the operation as an action (or flow),
+    /// opt it in with `ai: { exposed: true, description: "..." }`, and
+    /// reference its materialised tool `action_<name>`. Or reference a
+    /// platform tool by its registered name, or remove the reference together
+    /// with the instructions that rely on it. If a plugin outside the
+    /// registry really provides the tool, allow this rule for that stack.
+    pub static RULE = {
+        id: "ai-skill-tool-unresolved",
+        severity: Severity::Warning,
+        check: check,
+    };
+}
+
+/// The kind of an unresolved reference.
+enum Kind<'s> {
+    Wildcard(&'s str),
+    /// The action and the reason it does not materialise.
+    Unexposed(&'s str, String),
+    Fictional(Option<&'s str>),
+}
+
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+    for skill in &cx.stack.skills {
+        let Some(Value::Array(refs)) = skill.record.get("tools") else {
+            continue;
+        };
+        let mut label = None;
+        for (j, value) in refs.iter().enumerate() {
+            let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
+                continue;
+            };
+            if cx.resolves(reference) {
+                continue;
+            }
+            let skill_name = label.get_or_insert_with(|| skill.label()).as_str();
+            let kind = classify(cx, reference);
+            let (path, raw) = skill.key("tools");
+            out.push(
+                Report {
+                    rule: &RULE,
+                    source: skill.source,
+                    anchor: raw.index(j),
+                    where_: format!("skill \"{skill_name}\" \u{b7} tools"),
+                    path: path.index(j).to_string(),
+                    message: message(skill_name, reference, &kind),
+                    hint: hint(reference, &kind),
+                    reference: Some(reference.to_owned()),
+                    suggestion: match kind {
+                        Kind::Fictional(s) => s.map(str::to_owned),
+                        _ => None,
+                    },
+                }
+                .hit(),
+            );
+        }
+    }
+}
+
+fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {
+    if let Some(prefix) = reference.strip_suffix('*') {
+        return Kind::Wildcard(prefix);
+    }
+    if let Some(action) = reference.strip_prefix(ACTION_PREFIX) {
+        if cx.unexposed.contains(action) {
+            let reason = cx
+                .actions_named(action)
+                .find_map(|a| static_skip(a.entry.fields()))
+                .map(|skip| skip.reason())
+                .unwrap_or_default();
+            return Kind::Unexposed(action, reason);
+        }
+    }
+    Kind::Fictional(cx.universe.suggest(reference))
+}
+
+fn message(skill: &str, reference: &str, kind: &Kind<'_>) -> String {
+    match kind {
+        Kind::Wildcard(prefix) => format!(
+            "Skill \"{skill}\" subscribes to the tool family \"{reference}\", but no tool this \
+             stack can resolve starts with \"{prefix}\": no tool record, no platform tool and no \
+             materialised action tool. At run time the subscription adds no tools at all."
+        ),
+        Kind::Unexposed(action, reason) => format!(
+            "Skill \"{skill}\" references tool \"{reference}\", but the action \"{action}\" does \
+             not become an AI tool ({reason}). The runtime materialises `action_<name>` only for \
+             an action that opts in with `ai.exposed: true` and an `ai.description` and has a \
+             headless path (`script`, `api` or `flow`); otherwise the reference is dropped and \
+             the skill promises a capability the agent cannot call."
+        ),
+        Kind::Fictional(suggestion) => {
+            let mut m = format!(
+                "Skill \"{skill}\" references tool \"{reference}\", which nothing in this stack \
+                 provides: it is not a tool record, not a platform tool and not a materialised \
+                 action tool (`action_<name>`). The runtime drops the reference without a word, \
+                 so the skill claims a capability the agent does not have and the assistant will \
+                 improvise or fail when it tries to use it."
+            );
+            if let Some(s) = suggestion {
+                m.push_str(&format!(" Did you mean \"{s}\"?"));
+            }
+            m
+        }
+    }
+}
+
+fn hint(reference: &str, kind: &Kind<'_>) -> String {
+    match kind {
+        Kind::Wildcard(prefix) => format!(
+            "Make a tool in the family real (for `action_*`, expose an action with \
+             `ai: {{ exposed: true, description: \"...\" }}` on a headless type), declare a tool \
+             whose name starts with \"{prefix}\", or remove the wildcard."
+        ),
+        Kind::Unexposed(action, _) => format!(
+            "Either opt \"{action}\" in: set `ai: {{ exposed: true, description: \"...\" }}` (an \
+             LLM-facing description of at least 40 characters) and give it a `script`, `api` or \
+             `flow` type with a target; or drop the reference and let the skill's instructions \
+             send the user to the button. A `url`, `modal` or `form` action is human-driven by \
+             design, and keeping it that way is a legitimate answer."
+        ),
+        Kind::Fictional(_) => format!(
+            "Back \"{reference}\" with something real: declare an action (or flow) that does the \
+             work, expose it with `ai.exposed: true` and `ai.description`, and reference its \
+             materialised tool `action_<name>` (no tool record needed); or use a platform tool by \
+             its registered name; or remove the reference and the instructions that rely on it. \
+             Keep it only if a runtime plugin outside the platform registry provides \
+             \"{reference}\" (then allow this rule for the stack). Families the runtime \
+             materialises: {}.",
+            FAMILY_PREFIXES.join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_rule, doc};
+    use serde_json::json;
+
+    use super::RULE;
+
+    const EXPOSED: &str = "Does the thing this action does, described for a model.";
+
+    #[test]
+    fn platform_tools_and_records_resolve() {
+        let d = doc(json!({
+            "tools": [{"name": "my_tool"}],
+            "skills": [{"name": "s", "tools": ["query_data", "my_tool", "ghost"]}]
+        }));
+        let hits = check_rule(&RULE, &d);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].path, "skills[0].tools[2]");
+        assert_eq!(hits[0].reference.as_deref(), Some("ghost"));
+        assert_eq!(hits[0].where_, "skill \"s\" \u{b7} tools");
+    }
+
+    #[test]
+    fn fictional_kind_suggests_the_action_prefix_first() {
+        let d = doc(json!({
+            "actions": [{"name": "close_case", "type": "script", "target": "t",
+                         "ai": {"exposed": true, "description": EXPOSED}}],
+            "skills": [{"name": "s", "tools": ["close_case"]}]
+        }));
+        let hits = check_rule(&RULE, &d);
+        assert_eq!(hits[0].suggestion.as_deref(), Some("action_close_case"));
+        assert!(hits[0].message.ends_with(" Did you mean \"action_close_case\"?"));
+    }
+
+    #[test]
+    fn unexposed_kind_names_the_reason_and_has_no_suggestion() {
+        let d = doc(json!({
+            "objects": [{"name": "case", "actions": [{"name": "escalate", "type": "modal",
+                "ai": {"exposed": true, "description": EXPOSED}}]}],
+            "skills": [{"tools": ["action_escalate"]}]
+        }));
+        let hits = check_rule(&RULE, &d);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].where_, "skill \"#0\" \u{b7} tools");
+        assert!(hits[0].message.contains("UI-only"), "{}", hits[0].message);
+        assert!(hits[0].hint.contains("legitimate"));
+        assert_eq!(hits[0].suggestion, None);
+        assert!(!hits[0].message.contains("Did you mean"));
+    }
+
+    #[test]
+    fn wildcard_kind() {
+        let d = doc(json!({"skills": [{"name": "s", "tools": ["action_*", "query_*", "*"]}]}));
+        let hits = check_rule(&RULE, &d);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].reference.as_deref(), Some("action_*"));
+        assert!(hits[0].message.contains("no tools at all"));
+        assert_eq!(hits[0].suggestion, None);
+    }
+
+    #[test]
+    fn materialised_actions_resolve_exactly_and_by_wildcard() {
+        let d = doc(json!({
+            "objects": {"case": {"actions": [{"name": "close", "operation": "update",
+                "ai": {"exposed": true, "description": EXPOSED}}]}},
+            "skills": [{"name": "s", "tools": ["action_close", "action_*", "action_clo*"]}]
+        }));
+        assert!(check_rule(&RULE, &d).is_empty());
+    }
+
+    #[test]
+    fn lenient_indices_and_junk() {
+        let d = doc(json!({
+            "skills": [null, "x", {"name": "s", "tools": [null, 3, "", "ghost"]},
+                       {"name": "t", "tools": "ghost"}, {"name": "u"}]
+        }));
+        let hits = check_rule(&RULE, &d);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].path, "skills[0].tools[3]");
+    }
+
+    #[test]
+    fn map_shaped_skills() {
+        let d = doc(json!({"skills": {"a": {"tools": ["x"]}, "b": {"name": "bee", "tools": ["y"]}}}));
+        let hits = check_rule(&RULE, &d);
+        assert_eq!(hits.len(), 2);
+        assert_eq!(hits[1].path, "skills[1].tools[0]");
+        assert_eq!(hits[1].where_, "skill \"bee\" \u{b7} tools");
+    }
+}

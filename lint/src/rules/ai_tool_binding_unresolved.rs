@@ -1,0 +1,260 @@
+//! `ai-tool-binding-unresolved`: a tool record's binding points at nothing
+//! that runs.
+
+use objectstack_spec::materialise::{kind, materialises, static_skip};
+use serde_json::Value;
+
+use crate::finding::Severity;
+use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rules::ai_tool_record_inert::tool_where;
+use crate::universe::nearest;
+
+declare_rule! {
+    /// A tool record's `binding` names no action or flow of the stack, or an
+    /// action that does not materialise as a tool.
+    ///
+    /// ## What it finds
+    ///
+    /// A `stack.tools` record whose `binding` (`{ "type": "action" | "flow",
+    /// "name": "..." }`) is malformed, names an action or flow the stack does
+    /// not declare, or names an action that does not materialise (not
+    /// exposed, no description, a UI-only type, no target).
+    ///
+    /// ## Why it matters
+    ///
+    /// The binding is what makes a tool record executable: the record
+    /// refines how an existing action or flow is presented to the model. A
+    /// binding to nothing leaves the record as inert as one without a
+    /// binding, and a binding to an action that does not materialise refines
+    /// a tool that is never registered.
+    ///
+    /// ## Example
+    ///
+    /// ```json
+    /// { "flows": [{ "name": "renew_contract" }],
+    ///   "tools": [{ "name": "renew", "description": "Renew a contract.",
+    ///               "binding": { "type": "flow", "name": "renew_contracts" } }] }
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Point the binding at a real executable: fix the name (the finding
+    /// suggests the nearest one), declare the action or flow, or make the
+    /// action materialise with `ai: { exposed: true, description: "..." }` on
+    /// a headless type. `type` must be `action` or `flow`.
+    pub static RULE = {
+        id: "ai-tool-binding-unresolved",
+        severity: Severity::Warning,
+        check: check,
+    };
+}
+
+struct Problem {
+    key: Option<&'static str>,
+    message: String,
+    hint: String,
+    reference: Option<String>,
+    suggestion: Option<String>,
+}
+
+const SHAPE_HINT: &str = "Write the binding as `{ \"type\": \"action\", \"name\": \"<action>\" }` \
+                          or `{ \"type\": \"flow\", \"name\": \"<flow>\" }`.";
+
+fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem> {
+    let Value::Object(binding) = binding else {
+        return Some(Problem {
+            key: None,
+            message: format!(
+                "Tool record \"{tool}\" has a `binding` that is {}, not an object, so it binds \
+                 the record to nothing and nothing executes it.",
+                kind(binding)
+            ),
+            hint: SHAPE_HINT.to_owned(),
+            reference: None,
+            suggestion: None,
+        });
+    };
+    let binding_type = binding.get("type").and_then(Value::as_str);
+    if !matches!(binding_type, Some("action" | "flow")) {
+        return Some(Problem {
+            key: binding.contains_key("type").then_some("type"),
+            message: format!(
+                "Tool record \"{tool}\" has a binding whose `type` is {}, so the runtime cannot \
+                 tell what executes it.",
+                match binding.get("type") {
+                    Some(Value::String(s)) => format!("\"{s}\""),
+                    Some(other) => kind(other).to_owned(),
+                    None => "missing".to_owned(),
+                }
+            ),
+            hint: SHAPE_HINT.to_owned(),
+            reference: None,
+            suggestion: None,
+        });
+    }
+    let Some(name) = binding.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
+        return Some(Problem {
+            key: binding.contains_key("name").then_some("name"),
+            message: format!(
+                "Tool record \"{tool}\" has a binding without a `name`, so it names no executable \
+                 and nothing runs the record."
+            ),
+            hint: SHAPE_HINT.to_owned(),
+            reference: None,
+            suggestion: None,
+        });
+    };
+    if binding_type == Some("flow") {
+        let flows = cx.stack.flows.iter().filter_map(|f| f.name());
+        if flows.clone().any(|f| f == name) {
+            return None;
+        }
+        let suggestion = nearest(name, flows).map(str::to_owned);
+        return Some(Problem {
+            key: Some("name"),
+            message: format!(
+                "Tool record \"{tool}\" is bound to the flow \"{name}\", which this stack does not \
+                 declare, so a call to the tool has nothing to run.{}",
+                did_you_mean(suggestion.as_deref())
+            ),
+            hint: format!(
+                "Bind the record to a flow in `stack.flows` (fix the name, or declare \"{name}\"), \
+                 or remove the record."
+            ),
+            reference: Some(name.to_owned()),
+            suggestion,
+        });
+    }
+    let actions: Vec<_> = cx.actions_named(name).collect();
+    if actions.is_empty() {
+        let names = cx.stack.actions.iter().filter_map(|a| a.entry.name());
+        let suggestion = nearest(name, names).map(str::to_owned);
+        return Some(Problem {
+            key: Some("name"),
+            message: format!(
+                "Tool record \"{tool}\" is bound to the action \"{name}\", which this stack does \
+                 not declare (neither at stack level nor on an object), so a call to the tool has \
+                 nothing to run.{}",
+                did_you_mean(suggestion.as_deref())
+            ),
+            hint: format!(
+                "Bind the record to a declared action (fix the name, or declare \"{name}\"), or \
+                 remove the record."
+            ),
+            reference: Some(name.to_owned()),
+            suggestion,
+        });
+    }
+    if actions.iter().any(|a| materialises(a.entry.fields())) {
+        return None;
+    }
+    let reason = actions
+        .iter()
+        .find_map(|a| static_skip(a.entry.fields()))
+        .map(|s| s.reason())
+        .unwrap_or_default();
+    Some(Problem {
+        key: Some("name"),
+        message: format!(
+            "Tool record \"{tool}\" is bound to the action \"{name}\", but that action does not \
+             materialise as a tool ({reason}), so the record refines a tool that is never \
+             registered."
+        ),
+        hint: format!(
+            "Make \"{name}\" materialise: `ai: {{ exposed: true, description: \"...\" }}` on a \
+             `script`, `api` or `flow` action with a target; or remove the record."
+        ),
+        reference: Some(name.to_owned()),
+        suggestion: None,
+    })
+}
+
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |s| format!(" Did you mean \"{s}\"?"))
+}
+
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+    for tool in &cx.stack.tools {
+        let binding = match tool.record.get("binding") {
+            None | Some(Value::Null) => continue,
+            Some(b) => b,
+        };
+        let Some(p) = problem(cx, &tool.label(), binding) else {
+            continue;
+        };
+        let (mut path, mut raw) = tool.key("binding");
+        if let Some(key) = p.key {
+            path = path.key(key);
+            raw = raw.key(key);
+        }
+        out.push(
+            Report {
+                rule: &RULE,
+                source: tool.source,
+                anchor: raw,
+                where_: format!("{} \u{b7} binding", tool_where(tool)),
+                path: path.to_string(),
+                message: p.message,
+                hint: p.hint,
+                reference: p.reference,
+                suggestion: p.suggestion,
+            }
+            .hit(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{check_rule, doc};
+    use serde_json::json;
+
+    use super::RULE;
+
+    const D: &str = "Does the thing this action does, described for a model.";
+
+    #[test]
+    fn resolved_bindings_are_quiet() {
+        let d = doc(json!({
+            "flows": [{"name": "renew"}],
+            "objects": [{"name": "o", "actions": [{"name": "close", "type": "script", "target": "t",
+                "ai": {"exposed": true, "description": D}}]}],
+            "tools": [{"name": "a", "binding": {"type": "flow", "name": "renew"}},
+                      {"name": "b", "binding": {"type": "action", "name": "close"}},
+                      {"name": "c"}]
+        }));
+        assert!(check_rule(&RULE, &d).is_empty());
+    }
+
+    #[test]
+    fn unresolved_and_malformed() {
+        let d = doc(json!({
+            "flows": {"renew_contract": {}},
+            "actions": [{"name": "archive", "type": "modal"}],
+            "tools": [
+                {"name": "a", "binding": {"type": "flow", "name": "renew_contracts"}},
+                {"name": "b", "binding": {"type": "action", "name": "archive"}},
+                {"name": "c", "binding": {"type": "action", "name": "nothing_here"}},
+                {"name": "d", "binding": {"type": "job", "name": "x"}},
+                {"name": "e", "binding": {"type": "flow"}},
+                {"name": "f", "binding": "renew"}
+            ]
+        }));
+        let hits = check_rule(&RULE, &d);
+        let got: Vec<_> = hits.iter().map(|h| (h.path.as_str(), h.suggestion.as_deref())).collect();
+        assert_eq!(
+            got,
+            [
+                ("tools[0].binding.name", Some("renew_contract")),
+                ("tools[1].binding.name", None),
+                ("tools[2].binding.name", None),
+                ("tools[3].binding.type", None),
+                ("tools[4].binding", None),
+                ("tools[5].binding", None),
+            ]
+        );
+        assert!(hits[1].message.contains("not exposed"), "{}", hits[1].message);
+        assert!(hits[0].message.ends_with("Did you mean \"renew_contract\"?"));
+        assert_eq!(hits[0].where_, "tool \"a\" \u{b7} binding");
+    }
+}

@@ -1,0 +1,235 @@
+//! The lenient view of one stack, or of several composed into one, that
+//! every rule reads.
+//!
+//! Each collection is read with [`objectstack_spec::collection`] (arrays
+//! keep only their records, maps are keyed by name). Every entry remembers
+//! which source file it came from, its *lenient* path (what findings print,
+//! `skills[2]`) and its *raw* path (what the source index locates,
+//! `skills[3]` or `skills.case_triage`).
+//!
+//! Composition concatenates each collection in file order, which is what
+//! upstream's `composeStacks` does for the collections the rules read; paths
+//! stay relative to the entry's own file so a finding points at the file
+//! the author must edit.
+
+use objectstack_spec::collection::{Record, records};
+use objectstack_spec::path::{JsonPath, Segment};
+use serde_json::{Map, Value};
+
+/// One record of a collection, with its provenance.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry<'a> {
+    /// Index of the source document it came from.
+    pub(crate) source: usize,
+    /// The record itself.
+    pub(crate) record: Record<'a>,
+    /// The lenient path (`skills[2]`).
+    pub(crate) path: JsonPath,
+    /// The raw path (`skills[3]`, `skills.case_triage`).
+    pub(crate) raw: JsonPath,
+}
+
+impl<'a> Entry<'a> {
+    /// The record's `name` when it is a non-empty string.
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.record.name().filter(|n| !n.is_empty())
+    }
+
+    /// The record's name, or `#<index>` when it has none (upstream's label).
+    pub(crate) fn label(&self) -> String {
+        match self.name() {
+            Some(n) => n.to_owned(),
+            None => format!("#{}", self.record.index()),
+        }
+    }
+
+    /// The record's fields.
+    pub(crate) fn fields(&self) -> &Map<String, Value> {
+        &self.record.fields
+    }
+
+    /// Lenient and raw paths of a key under this record.
+    pub(crate) fn key(&self, key: &str) -> (JsonPath, JsonPath) {
+        (self.path.key(key), self.raw.key(key))
+    }
+}
+
+/// An action, stack-level or declared on an object.
+#[derive(Debug, Clone)]
+pub(crate) struct ActionEntry<'a> {
+    /// The action record.
+    pub(crate) entry: Entry<'a>,
+    /// The owning object's label (name or `#i`), `None` at stack level.
+    pub(crate) object: Option<String>,
+}
+
+impl ActionEntry<'_> {
+    /// `action "x"` or `object "o" · action "x"`.
+    pub(crate) fn where_text(&self) -> String {
+        match &self.object {
+            Some(o) => format!("object \"{o}\" \u{b7} action \"{}\"", self.entry.label()),
+            None => format!("action \"{}\"", self.entry.label()),
+        }
+    }
+}
+
+/// The collections the rules read, across one or more source documents.
+#[derive(Debug, Default)]
+pub(crate) struct Stack<'a> {
+    /// `skills`.
+    pub(crate) skills: Vec<Entry<'a>>,
+    /// `tools` (tool records).
+    pub(crate) tools: Vec<Entry<'a>>,
+    /// Stack-level `actions`, then every object's `actions`, each group in
+    /// source order: the order upstream scans them.
+    pub(crate) actions: Vec<ActionEntry<'a>>,
+    /// How many of `actions` are stack-level (they come first).
+    pub(crate) stack_actions: usize,
+    /// `agents`.
+    pub(crate) agents: Vec<Entry<'a>>,
+    /// `flows`.
+    pub(crate) flows: Vec<Entry<'a>>,
+}
+
+fn collection<'a>(source: usize, root: &'a Map<String, Value>, key: &str) -> Vec<Entry<'a>> {
+    let base = JsonPath::root().key(key);
+    records(root.get(key))
+        .into_iter()
+        .map(|record| Entry {
+            source,
+            path: base.index(record.index()),
+            raw: raw_child(&base, record.raw_segment()),
+            record,
+        })
+        .collect()
+}
+
+fn raw_child(base: &JsonPath, segment: Segment) -> JsonPath {
+    match segment {
+        Segment::Index(i) => base.index(i),
+        Segment::Key(k) => base.key(&k),
+    }
+}
+
+impl<'a> Stack<'a> {
+    /// Reads the collections of each document, concatenated in order.
+    pub(crate) fn new(roots: &[&'a Map<String, Value>]) -> Self {
+        let mut stack = Stack::default();
+        for (source, root) in roots.iter().enumerate() {
+            stack.skills.extend(collection(source, root, "skills"));
+            stack.tools.extend(collection(source, root, "tools"));
+            stack.agents.extend(collection(source, root, "agents"));
+            stack.flows.extend(collection(source, root, "flows"));
+            stack
+                .actions
+                .extend(collection(source, root, "actions").into_iter().map(|entry| {
+                    ActionEntry {
+                        entry,
+                        object: None,
+                    }
+                }));
+        }
+        stack.stack_actions = stack.actions.len();
+        for (source, root) in roots.iter().enumerate() {
+            for object in collection(source, root, "objects") {
+                let label = object.label();
+                let (path, raw) = object.key("actions");
+                // The object's record may be owned (map-shaped), so walk its
+                // actions through the raw document to keep the borrow.
+                let Some(actions) = lookup(root, &raw) else {
+                    continue;
+                };
+                for record in records(Some(actions)) {
+                    stack.actions.push(ActionEntry {
+                        entry: Entry {
+                            source,
+                            path: path.index(record.index()),
+                            raw: raw_child(&raw, record.raw_segment()),
+                            record,
+                        },
+                        object: Some(label.clone()),
+                    });
+                }
+            }
+        }
+        stack
+    }
+
+    /// Object-level actions.
+    #[cfg(test)]
+    pub(crate) fn object_actions(&self) -> &[ActionEntry<'a>] {
+        self.actions.get(self.stack_actions..).unwrap_or_default()
+    }
+
+    /// Stack-level actions.
+    #[cfg(test)]
+    pub(crate) fn top_actions(&self) -> &[ActionEntry<'a>] {
+        self.actions.get(..self.stack_actions).unwrap_or_default()
+    }
+}
+
+/// The value at a raw path of a document.
+pub(crate) fn lookup<'a>(root: &'a Map<String, Value>, raw: &JsonPath) -> Option<&'a Value> {
+    let mut segments = raw.segments().iter();
+    let mut value = match segments.next()? {
+        Segment::Key(k) => root.get(k)?,
+        Segment::Index(_) => return None,
+    };
+    for segment in segments {
+        value = match (segment, value) {
+            (Segment::Key(k), Value::Object(m)) => m.get(k)?,
+            (Segment::Index(i), Value::Array(a)) => a.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn lenient_and_raw_paths() {
+        let d = doc(json!({
+            "skills": [null, {"name": "a"}],
+            "objects": {"task": {"actions": [1, {"name": "done"}]}},
+            "actions": {"go": {}}
+        }));
+        let s = Stack::new(&[&d]);
+        assert_eq!(s.skills[0].path.to_string(), "skills[0]");
+        assert_eq!(s.skills[0].raw.to_string(), "skills[1]");
+        assert_eq!(s.stack_actions, 1);
+        assert_eq!(s.top_actions()[0].entry.raw.to_string(), "actions.go");
+        let obj = &s.object_actions()[0];
+        assert_eq!(obj.entry.path.to_string(), "objects[0].actions[0]");
+        assert_eq!(obj.entry.raw.to_string(), "objects.task.actions[1]");
+        assert_eq!(obj.where_text(), "object \"task\" \u{b7} action \"done\"");
+    }
+
+    #[test]
+    fn composition_keeps_per_file_paths() {
+        let a = doc(json!({"actions": [{"name": "x"}], "objects": [{"name": "o", "actions": [{"name": "y"}]}]}));
+        let b = doc(json!({"actions": [{"name": "z"}]}));
+        let s = Stack::new(&[&a, &b]);
+        let names: Vec<_> = s.actions.iter().filter_map(|a| a.entry.name()).collect();
+        assert_eq!(names, ["x", "z", "y"]);
+        assert_eq!(s.actions[1].entry.source, 1);
+        assert_eq!(s.actions[1].entry.path.to_string(), "actions[0]");
+    }
+
+    #[test]
+    fn junk_shapes_are_empty() {
+        let d = doc(json!({"skills": 3, "objects": [{"actions": "x"}, 5], "tools": null}));
+        let s = Stack::new(&[&d]);
+        assert!(s.skills.is_empty() && s.tools.is_empty() && s.actions.is_empty());
+    }
+}

@@ -1,0 +1,227 @@
+//! Properties of the capability view on generated stacks: no panic in any
+//! format, and a tool reference is dead exactly when it falls outside the
+//! resolution universe (computed here independently).
+
+use std::collections::BTreeSet;
+
+use objectstack_lint::capabilities::{self, Format, RenderOptions};
+use objectstack_spec::collection::{records, records_of};
+use objectstack_spec::materialise::materialises;
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// Names drawn from a small pool so references sometimes hit.
+fn name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("query_data".to_owned()),
+        Just("action_ship".to_owned()),
+        Just("action_wipe".to_owned()),
+        Just("ship".to_owned()),
+        Just("wipe".to_owned()),
+        Just("helper".to_owned()),
+        Just("s1".to_owned()),
+        Just("s2".to_owned()),
+        Just("action_*".to_owned()),
+        Just("query_*".to_owned()),
+        Just("zz*".to_owned()),
+        "[a-z_]{0,6}\\*?",
+    ]
+}
+
+/// Any JSON value, biased towards the keys the view reads.
+fn junk() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i32>().prop_map(|n| json!(n)),
+        name().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        let key = prop_oneof![
+            Just("name".to_owned()),
+            Just("tools".to_owned()),
+            Just("skills".to_owned()),
+            Just("actions".to_owned()),
+            Just("surface".to_owned()),
+            Just("active".to_owned()),
+            Just("binding".to_owned()),
+            Just("type".to_owned()),
+            Just("ai".to_owned()),
+            name(),
+        ];
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec((key, inner), 0..5)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+fn exposed_action(name: &str, destructive: bool) -> Value {
+    let mut a = json!({
+        "name": name, "type": "script", "target": "t",
+        "ai": {"exposed": true, "description": "Does a thing that is described well enough."}
+    });
+    if destructive {
+        a["mode"] = json!("delete");
+    }
+    a
+}
+
+/// A stack whose collections are sometimes arrays, sometimes maps,
+/// sometimes junk.
+fn stack() -> impl Strategy<Value = Map<String, Value>> {
+    let refs = prop::collection::vec(prop_oneof![name().prop_map(Value::String), junk()], 0..6);
+    let skill = || {
+        (
+            name(),
+            refs.clone(),
+            prop::option::of(prop_oneof![Just("ask"), Just("build"), Just("both")]),
+        )
+            .prop_map(|(n, tools, surface)| {
+                let mut s = json!({"name": n, "tools": tools});
+                if let Some(surface) = surface {
+                    s["surface"] = json!(surface);
+                }
+                s
+            })
+    };
+    let skills = prop_oneof![
+        prop::collection::vec(prop_oneof![skill(), junk()], 0..5).prop_map(Value::Array),
+        prop::collection::vec((name(), skill()), 0..4)
+            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        junk(),
+    ];
+    let agents = prop::collection::vec(
+        prop_oneof![
+            prop::collection::vec(name(), 0..4).prop_map(|s| json!({"name": "bot", "skills": s})),
+            junk(),
+        ],
+        0..3,
+    );
+    let tools = prop::collection::vec(
+        prop_oneof![
+            name().prop_map(|n| json!({"name": n})),
+            name()
+                .prop_map(|n| json!({"name": "helper", "binding": {"type": "action", "name": n}})),
+            junk(),
+        ],
+        0..3,
+    );
+    let actions = prop::collection::vec(
+        prop_oneof![
+            any::<bool>().prop_map(|d| exposed_action("ship", d)),
+            any::<bool>().prop_map(|d| exposed_action("wipe", d)),
+            Just(json!({"name": "hidden", "type": "script", "target": "t"})),
+            junk(),
+        ],
+        0..3,
+    );
+    (skills, agents, tools, actions, junk()).prop_map(|(skills, agents, tools, actions, extra)| {
+        let mut m = Map::new();
+        m.insert("skills".into(), skills);
+        m.insert("agents".into(), Value::Array(agents));
+        m.insert("tools".into(), Value::Array(tools));
+        m.insert(
+            "objects".into(),
+            json!([{"name": "order", "actions": actions}]),
+        );
+        m.insert("extra".into(), extra);
+        m
+    })
+}
+
+/// The resolution universe, computed independently of the view.
+fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> = objectstack_registry::all_names()
+        .map(str::to_owned)
+        .collect();
+    for t in records_of(stack, "tools") {
+        if let Some(n) = t.name() {
+            names.insert(n.to_owned());
+        }
+    }
+    let mut actions: Vec<Map<String, Value>> = records_of(stack, "actions")
+        .into_iter()
+        .map(|r| r.fields.into_owned())
+        .collect();
+    for o in records_of(stack, "objects") {
+        actions.extend(
+            records(o.get("actions"))
+                .into_iter()
+                .map(|r| r.fields.into_owned()),
+        );
+    }
+    for a in actions {
+        if let Some(n) = a.get("name").and_then(Value::as_str) {
+            if materialises(&a) {
+                names.insert(format!("action_{n}"));
+            }
+        }
+    }
+    names
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn arbitrary_json_never_panics(doc in junk()) {
+        let map = match doc {
+            Value::Object(m) => m,
+            other => {
+                let mut m = Map::new();
+                m.insert("skills".into(), other);
+                m
+            }
+        };
+        let caps = capabilities::build(&map);
+        for format in [Format::Text, Format::Json, Format::Dot, Format::Mermaid] {
+            let out = capabilities::render(&caps, &RenderOptions { format, agent: None });
+            prop_assert!(out.is_ok());
+        }
+    }
+
+    #[test]
+    fn a_reference_is_dead_iff_it_is_outside_the_universe(stack in stack()) {
+        let names = universe(&stack);
+        let caps = capabilities::build(&stack);
+        for skill in &caps.skills {
+            for r in &skill.refs {
+                let inside = match r.text.strip_suffix('*') {
+                    Some(prefix) => names.iter().any(|n| n.starts_with(prefix)),
+                    None => names.contains(&r.text),
+                };
+                prop_assert_eq!(r.dead.is_none(), inside, "{}", r.text);
+                let resolved: BTreeSet<&str> =
+                    r.resolves.iter().map(|&i| caps.tools[i].name.as_str()).collect();
+                let expected: BTreeSet<&str> = match r.text.strip_suffix('*') {
+                    Some(prefix) => names.iter().map(String::as_str).filter(|n| n.starts_with(prefix)).collect(),
+                    None => names.iter().map(String::as_str).filter(|n| *n == r.text).collect(),
+                };
+                prop_assert_eq!(resolved, expected);
+            }
+        }
+        for format in [Format::Text, Format::Json, Format::Dot, Format::Mermaid] {
+            let out = capabilities::render(&caps, &RenderOptions { format, agent: None });
+            prop_assert!(out.is_ok());
+        }
+    }
+
+    #[test]
+    fn effective_tools_are_the_union_of_bound_skills(stack in stack()) {
+        let caps = capabilities::build(&stack);
+        for agent in &caps.agents {
+            let mut expected = BTreeSet::new();
+            for r in agent.grants.skills.iter().filter(|r| r.status.grants_tools()) {
+                let skill = &caps.skills[r.skill.unwrap()];
+                for t in &skill.refs {
+                    expected.extend(t.resolves.iter().map(|&i| caps.tools[i].name.clone()));
+                }
+            }
+            let got: BTreeSet<String> =
+                agent.grants.tools.iter().map(|t| caps.tools[t.tool].name.clone()).collect();
+            prop_assert_eq!(got, expected);
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! Shared helpers: the diagnostic sink, type checks with fixes, enum and
+//! name checks.
+
+use serde_json::{Map, Value};
+
+use super::{Anchor, Diagnostic, DiagnosticId};
+use crate::materialise::kind;
+use crate::path::{JsonPath, Segment};
+use crate::text::{is_snake_name, levenshtein_utf16, utf16_len};
+
+/// Collects diagnostics.
+#[derive(Debug, Default)]
+pub(crate) struct Cx {
+    out: Vec<Diagnostic>,
+}
+
+impl Cx {
+    pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
+        self.out.push(diagnostic);
+    }
+
+    pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.out
+    }
+}
+
+/// `path` extended by one segment.
+pub(crate) fn child(path: &JsonPath, segment: Segment) -> JsonPath {
+    let mut segments = path.segments().to_vec();
+    segments.push(segment);
+    JsonPath::from(segments)
+}
+
+/// A value's type with a short preview for scalars: `a string ("yes")`.
+pub(crate) fn describe(value: &Value) -> String {
+    match value {
+        Value::String(s) => {
+            let preview: String = s.chars().take(40).collect();
+            let ellipsis = if preview.len() < s.len() { "..." } else { "" };
+            format!("a string ({:?}{ellipsis})", preview)
+        }
+        Value::Number(n) => format!("a number ({n})"),
+        Value::Bool(b) => format!("a boolean ({b})"),
+        other => kind(other).to_owned(),
+    }
+}
+
+/// The JSON type a key expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expected {
+    String,
+    Boolean,
+    Number,
+    PositiveInteger,
+    Array,
+    Object,
+    /// A string, or an object of translations.
+    Text,
+}
+
+impl Expected {
+    fn noun(self) -> &'static str {
+        match self {
+            Expected::String => "a string",
+            Expected::Boolean => "a boolean",
+            Expected::Number => "a number",
+            Expected::PositiveInteger => "a positive whole number",
+            Expected::Array => "a list",
+            Expected::Object => "an object",
+            Expected::Text => "a string (or an object of translations)",
+        }
+    }
+
+    pub(crate) fn accepts(self, value: &Value) -> bool {
+        match self {
+            Expected::String => value.is_string(),
+            Expected::Boolean => value.is_boolean(),
+            Expected::Number => value.is_number(),
+            Expected::PositiveInteger => value.as_u64().is_some_and(|n| n > 0),
+            Expected::Array => value.is_array(),
+            Expected::Object => value.is_object(),
+            Expected::Text => value.is_string() || value.is_object(),
+        }
+    }
+
+    fn fix(self, found: &Value) -> String {
+        if found.is_null() {
+            return "leave the key out instead of writing `null`".to_owned();
+        }
+        match (self, found) {
+            (Expected::Boolean, Value::String(s)) if s == "true" || s == "false" => {
+                format!("write `{s}` without quotes")
+            }
+            (Expected::Boolean, _) => "write `true` or `false`".to_owned(),
+            (Expected::String | Expected::Text, Value::Number(_) | Value::Bool(_)) => {
+                format!("write it as a string: `\"{found}\"`")
+            }
+            (Expected::String | Expected::Text, _) => {
+                "write it as a JSON string in double quotes".to_owned()
+            }
+            (Expected::Array, Value::String(_) | Value::Number(_) | Value::Bool(_)) => {
+                format!("wrap it in a list: `[{found}]`")
+            }
+            (Expected::Array, _) => "write a JSON list: `[...]`".to_owned(),
+            (Expected::Object, _) => "write a JSON object: `{...}`".to_owned(),
+            (Expected::Number, Value::String(s)) if s.trim().parse::<f64>().is_ok() => {
+                format!("write `{}` without quotes", s.trim())
+            }
+            (Expected::Number, _) => "write a number".to_owned(),
+            (Expected::PositiveInteger, _) => "write a whole number greater than zero".to_owned(),
+        }
+    }
+}
+
+/// A wrong-type diagnostic for `label` (a key or a description of the
+/// value) at `path`.
+pub(crate) fn wrong_type(
+    path: JsonPath,
+    label: &str,
+    expected: Expected,
+    found: &Value,
+) -> Diagnostic {
+    Diagnostic::new(
+        DiagnosticId::WrongType,
+        path,
+        format!(
+            "{label} must be {}, found {}",
+            expected.noun(),
+            describe(found)
+        ),
+        expected.fix(found),
+    )
+}
+
+/// The value of `key` in `parent` when present and of the expected type;
+/// reports a wrong type (and returns `None`) otherwise.
+pub(crate) fn field<'v>(
+    cx: &mut Cx,
+    parent: &'v Map<String, Value>,
+    key: &str,
+    parent_path: &JsonPath,
+    expected: Expected,
+) -> Option<&'v Value> {
+    let value = parent.get(key)?;
+    if expected.accepts(value) {
+        Some(value)
+    } else {
+        cx.push(wrong_type(
+            parent_path.key(key),
+            &format!("`{key}`"),
+            expected,
+            value,
+        ));
+        None
+    }
+}
+
+/// Checks the types of several optional keys at once.
+pub(crate) fn fields(
+    cx: &mut Cx,
+    parent: &Map<String, Value>,
+    parent_path: &JsonPath,
+    specs: &[(&str, Expected)],
+) {
+    for &(key, expected) in specs {
+        field(cx, parent, key, parent_path, expected);
+    }
+}
+
+/// Reports a missing required key.
+pub(crate) fn require(
+    cx: &mut Cx,
+    parent: &Map<String, Value>,
+    key: &str,
+    parent_path: &JsonPath,
+    owner: &str,
+    hint: &str,
+) -> bool {
+    if parent.contains_key(key) {
+        return true;
+    }
+    cx.push(Diagnostic::new(
+        DiagnosticId::MissingKey,
+        parent_path.clone(),
+        format!("{owner} has no `{key}`, which is required"),
+        format!("add `\"{key}\": {hint}`"),
+    ));
+    false
+}
+
+/// The member of `allowed` closest to `value`, compared case-insensitively
+/// (ties go to the earlier member), within a distance proportional to its
+/// length.
+pub(crate) fn closest<'a>(value: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    let folded = fold(value);
+    let max = 2.max(utf16_len(value) / 3);
+    allowed
+        .iter()
+        .filter(|a| **a != value)
+        .map(|a| {
+            (
+                levenshtein_utf16(&folded, &fold(a)),
+                levenshtein_utf16(value, a),
+                *a,
+            )
+        })
+        .filter(|(d, _, _)| *d <= max)
+        .min_by_key(|(d, cased, _)| (*d, *cased))
+        .map(|(_, _, a)| a)
+}
+
+/// Case- and separator-insensitive form for scoring.
+pub(crate) fn fold(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c == '-' || c.is_whitespace() {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// Checks that `key` (when present) is a string in `allowed`; returns it.
+pub(crate) fn enum_field<'v>(
+    cx: &mut Cx,
+    parent: &'v Map<String, Value>,
+    key: &str,
+    parent_path: &JsonPath,
+    allowed: &[&str],
+) -> Option<&'v str> {
+    let value = field(cx, parent, key, parent_path, Expected::String)?.as_str()?;
+    enum_value(cx, value, parent_path.key(key), &format!("`{key}`"), allowed).then_some(value)
+}
+
+/// Checks that a string is in `allowed`, reporting it otherwise.
+pub(crate) fn enum_value(
+    cx: &mut Cx,
+    value: &str,
+    path: JsonPath,
+    label: &str,
+    allowed: &[&str],
+) -> bool {
+    if allowed.contains(&value) {
+        return true;
+    }
+    let list = allowed
+        .iter()
+        .map(|a| format!("`{a}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let fix = match closest(value, allowed) {
+        Some(near) => format!("did you mean `{near}`? (values are case-sensitive; allowed: {list})"),
+        None => format!("use one of {list}"),
+    };
+    cx.push(Diagnostic::new(
+        DiagnosticId::InvalidEnum,
+        path,
+        format!("{label} is `{value}`, which is not an allowed value"),
+        fix,
+    ));
+    false
+}
+
+/// The grammars names follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grammar {
+    /// `^[a-z_][a-z0-9_]*$` (tools, skills, agents, object names).
+    Snake,
+    /// `^[a-z_][a-z0-9_]*\*?$` (a skill's tool entries).
+    SnakeWildcard,
+    /// `^[a-z][a-z0-9_]*$`, two characters or more (actions, param fields).
+    Identifier,
+}
+
+impl Grammar {
+    pub(crate) fn accepts(self, name: &str) -> bool {
+        match self {
+            Grammar::Snake => is_snake_name(name),
+            Grammar::SnakeWildcard => is_snake_name(name.strip_suffix('*').unwrap_or(name)),
+            Grammar::Identifier => {
+                name.len() >= 2
+                    && name.starts_with(|c: char| c.is_ascii_lowercase())
+                    && is_snake_name(name)
+            }
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Grammar::Snake => "lowercase snake_case (`^[a-z_][a-z0-9_]*$`)",
+            Grammar::SnakeWildcard => {
+                "lowercase snake_case, optionally ending in one `*` (`^[a-z_][a-z0-9_]*\\*?$`)"
+            }
+            Grammar::Identifier => {
+                "lowercase snake_case starting with a letter, at least two characters \
+                 (`^[a-z][a-z0-9_]*$`)"
+            }
+        }
+    }
+
+    /// A name in this grammar close to `name`, when one can be derived.
+    fn repair(self, name: &str) -> Option<String> {
+        let (stem, star) = match self {
+            Grammar::SnakeWildcard => match name.trim().strip_suffix('*') {
+                Some(stem) => (stem, "*"),
+                None => (name, ""),
+            },
+            _ => (name, ""),
+        };
+        let mut out = String::new();
+        let mut prev_lower = false;
+        for c in stem.trim().chars() {
+            if c.is_ascii_uppercase() {
+                if prev_lower {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+                prev_lower = false;
+            } else if c.is_ascii_lowercase() || c.is_ascii_digit() {
+                out.push(c);
+                prev_lower = true;
+            } else if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+                prev_lower = false;
+            }
+        }
+        let mut out = out.trim_end_matches('_').to_owned();
+        if out.starts_with(|c: char| c.is_ascii_digit()) {
+            out.insert(0, if self == Grammar::Identifier { 'n' } else { '_' });
+        }
+        out.push_str(star);
+        (self.accepts(&out) && out != name).then_some(out)
+    }
+}
+
+/// Reports `name` at `path` when it breaks the grammar.
+pub(crate) fn name_grammar(
+    cx: &mut Cx,
+    name: &str,
+    (path, anchor): (JsonPath, Anchor),
+    label: &str,
+    grammar: Grammar,
+) -> bool {
+    if grammar.accepts(name) {
+        return true;
+    }
+    let fix = match grammar.repair(name) {
+        Some(better) => format!("rename it, for example to `{better}` (and update every reference)"),
+        None => format!("rename it to {}", grammar.describe()),
+    };
+    let mut diagnostic = Diagnostic::new(
+        DiagnosticId::InvalidName,
+        path,
+        format!("{label} `{name}` is not {}", grammar.describe()),
+        fix,
+    );
+    diagnostic.anchor = anchor;
+    cx.push(diagnostic);
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn describes_values_with_previews() {
+        assert_eq!(describe(&json!("yes")), "a string (\"yes\")");
+        assert_eq!(describe(&json!(3)), "a number (3)");
+        assert_eq!(describe(&json!([1])), "an array");
+        let long = "x".repeat(100);
+        assert!(describe(&json!(long)).ends_with("...)"));
+    }
+
+    #[test]
+    fn fixes_name_the_repair() {
+        assert_eq!(Expected::Boolean.fix(&json!("true")), "write `true` without quotes");
+        assert_eq!(Expected::Array.fix(&json!("a")), "wrap it in a list: `[\"a\"]`");
+        assert_eq!(Expected::Number.fix(&json!(" 4 ")), "write `4` without quotes");
+        assert!(Expected::Object.fix(&json!(null)).contains("leave the key out"));
+    }
+
+    #[test]
+    fn closest_is_case_insensitive_and_bounded() {
+        assert_eq!(closest("Danger", &["primary", "danger"]), Some("danger"));
+        assert_eq!(closest("scirpt", &["script", "url"]), Some("script"));
+        assert_eq!(closest("zzzzzzzz", &["script", "url"]), None);
+    }
+
+    #[test]
+    fn grammars_and_repairs() {
+        assert!(Grammar::Snake.accepts("_x1"));
+        assert!(!Grammar::Snake.accepts("X"));
+        assert!(Grammar::SnakeWildcard.accepts("action_*"));
+        assert!(!Grammar::SnakeWildcard.accepts("*"));
+        assert!(!Grammar::SnakeWildcard.accepts("a**"));
+        assert!(Grammar::Identifier.accepts("ab"));
+        assert!(!Grammar::Identifier.accepts("a"));
+        assert!(!Grammar::Identifier.accepts("_ab"));
+        assert_eq!(Grammar::Snake.repair("Query Data"), Some("query_data".to_owned()));
+        assert_eq!(Grammar::Snake.repair("closeDeal"), Some("close_deal".to_owned()));
+        assert_eq!(Grammar::SnakeWildcard.repair("Action-*"), Some("action*".to_owned()));
+        assert_eq!(Grammar::Identifier.repair("1st"), Some("n1st".to_owned()));
+        assert_eq!(Grammar::Snake.repair("!!!"), None);
+    }
+}

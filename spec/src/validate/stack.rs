@@ -1,0 +1,346 @@
+//! The stack's collections and the records they hold: shapes, names,
+//! duplicates, objects and their fields.
+
+use serde_json::{Map, Value};
+
+use super::check::{Cx, Expected, Grammar, child, fields, fold, name_grammar, wrong_type};
+use super::{Anchor, Diagnostic, DiagnosticId, Related, Severity, action, agent, skill, tool};
+use crate::collection::{Origin, Record, records};
+use crate::path::JsonPath;
+use crate::text::levenshtein_utf16;
+
+/// The collections this workspace models, in the order they are checked.
+pub(crate) const COLLECTIONS: &[&str] = &["objects", "actions", "tools", "skills", "agents"];
+
+/// A record of a collection with its raw location.
+pub(crate) struct Entry<'a> {
+    pub(crate) record: Record<'a>,
+    /// Raw path of the record.
+    pub(crate) path: JsonPath,
+}
+
+impl Entry<'_> {
+    /// Where the record's name is written: its `name` key, or the map key
+    /// when the entry does not write one.
+    pub(crate) fn name_location(&self, raw: &Map<String, Value>) -> (JsonPath, Anchor) {
+        match self.record.origin {
+            Origin::Map { .. } if !raw.contains_key("name") => (self.path.clone(), Anchor::Key),
+            _ => (self.path.key("name"), Anchor::Value),
+        }
+    }
+
+    /// The record as written (without the name a map key supplies).
+    pub(crate) fn raw<'b>(&self, parent: &'b Map<String, Value>, key: &str) -> Option<&'b Map<String, Value>> {
+        let collection = parent.get(key)?;
+        match self.record.origin {
+            Origin::Array { raw_index, .. } => collection.get(raw_index)?.as_object(),
+            Origin::Map { key, .. } => collection.get(key)?.as_object(),
+        }
+    }
+
+    /// "skill `triage`", or "skill #2" when it has no usable name.
+    pub(crate) fn describe(&self, noun: &str) -> String {
+        match self.record.name() {
+            Some(name) => format!("{noun} `{name}`"),
+            None => format!("{noun} #{}", self.record.index()),
+        }
+    }
+}
+
+/// Reads the collection under `key` of `parent` (at `parent_path`),
+/// reporting a wrong shape and entries that are not objects.
+pub(crate) fn collection<'a>(
+    cx: &mut Cx,
+    parent: &'a Map<String, Value>,
+    key: &str,
+    parent_path: &JsonPath,
+    noun: &str,
+) -> Vec<Entry<'a>> {
+    let at = parent_path.key(key);
+    let value = match parent.get(key) {
+        None => return Vec::new(),
+        Some(v @ (Value::Array(_) | Value::Object(_))) => v,
+        Some(other) => {
+            let mut d = wrong_type(at, &format!("`{key}`"), Expected::Array, other);
+            d.message = format!(
+                "`{key}` must be a list of {noun} records or a map keyed by name, found {}",
+                super::check::describe(other)
+            );
+            cx.push(d);
+            return Vec::new();
+        }
+    };
+    let not_object = |cx: &mut Cx, path: JsonPath, entry: &Value| {
+        cx.push(Diagnostic::new(
+            DiagnosticId::WrongType,
+            path,
+            format!(
+                "each entry of `{key}` must be an object, found {}; readers skip it",
+                super::check::describe(entry)
+            ),
+            format!("write the {noun} as an object (`{{\"name\": ...}}`) or delete the entry"),
+        ));
+    };
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if !item.is_object() {
+                    not_object(cx, at.index(i), item);
+                }
+            }
+        }
+        Value::Object(entries) => {
+            for (k, entry) in entries {
+                if !entry.is_object() {
+                    not_object(cx, at.key(k), entry);
+                }
+            }
+        }
+        _ => {}
+    }
+    records(Some(value))
+        .into_iter()
+        .filter(|r| match r.origin {
+            Origin::Map { key: k, .. } => value.get(k).is_some_and(Value::is_object),
+            Origin::Array { .. } => true,
+        })
+        .map(|record| {
+            let path = child(&at, record.raw_segment());
+            Entry { record, path }
+        })
+        .collect()
+}
+
+/// Checks a record's `name`: present, a string, in `grammar` (if any).
+/// Returns the name (even when it breaks the grammar) and where it is.
+pub(crate) fn record_name(
+    cx: &mut Cx,
+    entry: &Entry<'_>,
+    raw: &Map<String, Value>,
+    noun: &str,
+    grammar: Option<Grammar>,
+) -> Option<(String, JsonPath, Anchor)> {
+    let (path, anchor) = entry.name_location(raw);
+    match entry.record.get("name") {
+        None => {
+            cx.push(Diagnostic::new(
+                DiagnosticId::MissingKey,
+                entry.path.clone(),
+                format!("{} has no `name`, which is required", entry.describe(noun)),
+                format!("add `\"name\": \"<lowercase_snake_case>\"` to the {noun}"),
+            ));
+            None
+        }
+        Some(Value::String(name)) => {
+            if let Some(grammar) = grammar {
+                name_grammar(cx, name, (path.clone(), anchor), &format!("{noun} name"), grammar);
+            }
+            Some((name.clone(), path, anchor))
+        }
+        Some(other) => {
+            cx.push(wrong_type(path, &format!("the {noun}'s `name`"), Expected::String, other));
+            None
+        }
+    }
+}
+
+/// Reports every name defined more than once, naming the first
+/// definition.
+pub(crate) fn duplicates(cx: &mut Cx, names: &[(String, JsonPath, Anchor)], noun: &str, scope: &str) {
+    let mut first: std::collections::HashMap<&str, &JsonPath> = std::collections::HashMap::new();
+    for (name, path, anchor) in names {
+        match first.get(name.as_str()) {
+            None => {
+                first.insert(name, path);
+            }
+            Some(&earlier) => {
+                let mut d = Diagnostic::new(
+                    DiagnosticId::DuplicateName,
+                    path.clone(),
+                    format!("{noun} `{name}` is defined twice in {scope} (first at `{earlier}`)"),
+                    format!("rename one of them or delete the copy; every {noun} needs a unique name"),
+                )
+                .with_related(Related {
+                    source: None,
+                    path: earlier.clone(),
+                    message: format!("{noun} `{name}` is first defined here"),
+                });
+                d.anchor = *anchor;
+                cx.push(d);
+            }
+        }
+    }
+}
+
+/// Validates a whole stack document.
+pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
+    top_level_near_misses(cx, document);
+    let root = JsonPath::root();
+
+    let objects = collection(cx, document, "objects", &root, "object");
+    let mut names = Vec::new();
+    for entry in &objects {
+        let Some(raw) = entry.raw(document, "objects") else { continue };
+        if let Some(name) = record_name(cx, entry, raw, "object", None) {
+            names.push(name);
+        }
+        object(cx, entry, raw);
+    }
+    duplicates(cx, &names, "object", "`objects`");
+
+    let actions = collection(cx, document, "actions", &root, "action");
+    action::check_all(cx, document, "actions", &actions, None, "the stack's `actions`");
+
+    let tools = collection(cx, document, "tools", &root, "tool");
+    let mut names = Vec::new();
+    for entry in &tools {
+        let Some(raw) = entry.raw(document, "tools") else { continue };
+        if let Some(name) = tool::check(cx, entry, raw) {
+            names.push(name);
+        }
+    }
+    duplicates(cx, &names, "tool", "`tools`");
+
+    let skills = collection(cx, document, "skills", &root, "skill");
+    let mut names = Vec::new();
+    for entry in &skills {
+        let Some(raw) = entry.raw(document, "skills") else { continue };
+        if let Some(name) = skill::check(cx, entry, raw) {
+            names.push(name);
+        }
+    }
+    duplicates(cx, &names, "skill", "`skills`");
+
+    let agents = collection(cx, document, "agents", &root, "agent");
+    let mut names = Vec::new();
+    for entry in &agents {
+        let Some(raw) = entry.raw(document, "agents") else { continue };
+        if let Some(name) = agent::check(cx, entry, raw) {
+            names.push(name);
+        }
+    }
+    duplicates(cx, &names, "agent", "`agents`");
+}
+
+/// Warns about top-level keys one edit away from a modelled collection
+/// (`skill`, `Tools`): the stack keeps them, but nothing reads them.
+fn top_level_near_misses(cx: &mut Cx, document: &Map<String, Value>) {
+    for key in document.keys() {
+        if COLLECTIONS.contains(&key.as_str()) {
+            continue;
+        }
+        let folded = fold(key);
+        let Some(near) = COLLECTIONS
+            .iter()
+            .find(|c| levenshtein_utf16(&folded, c) <= 1)
+        else {
+            continue;
+        };
+        cx.push(
+            Diagnostic::new(
+                DiagnosticId::UnknownKey,
+                JsonPath::root().key(key),
+                format!("top-level key `{key}` is not a collection this workspace reads"),
+                format!("did you mean `{near}`? Rename `{key}` to `{near}`"),
+            )
+            .at_key()
+            .with_severity(Severity::Warning),
+        );
+    }
+}
+
+/// An object: its label, fields and actions.
+fn object(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>) {
+    fields(cx, raw, &entry.path, &[("label", Expected::Text)]);
+    let owner = entry.record.name().map(str::to_owned);
+    for field in collection(cx, raw, "fields", &entry.path, "field") {
+        let Some(field_raw) = field.raw(raw, "fields") else { continue };
+        fields(
+            cx,
+            field_raw,
+            &field.path,
+            &[
+                ("type", Expected::String),
+                ("label", Expected::Text),
+                ("required", Expected::Boolean),
+                ("options", Expected::Array),
+                ("description", Expected::String),
+            ],
+        );
+    }
+    let actions = collection(cx, raw, "actions", &entry.path, "action");
+    let scope = format!("{}'s `actions`", entry.describe("object"));
+    action::check_all(cx, raw, "actions", &actions, owner.as_deref(), &scope);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{ids, run};
+    use serde_json::json;
+
+    #[test]
+    fn collection_shapes() {
+        assert_eq!(
+            ids(json!({"skills": "all", "tools": [null, 3], "agents": {"a": true}})),
+            vec![
+                ("spec-wrong-type", "tools[0]".to_owned()),
+                ("spec-wrong-type", "tools[1]".to_owned()),
+                ("spec-wrong-type", "skills".to_owned()),
+                ("spec-wrong-type", "agents.a".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn raw_paths_count_dropped_entries_and_use_map_keys() {
+        let d = ids(json!({
+            "skills": [null, {"name": "Bad Name", "label": "x", "tools": []}],
+            "agents": {"Agent One": {}}
+        }));
+        assert!(d.contains(&("spec-invalid-name", "skills[1].name".to_owned())), "{d:?}");
+        assert!(d.contains(&("spec-invalid-name", "agents[\"Agent One\"]".to_owned())), "{d:?}");
+    }
+
+    #[test]
+    fn missing_and_wrong_names() {
+        let d = ids(json!({"objects": [{"label": "x"}, {"name": 3}]}));
+        assert_eq!(
+            d,
+            vec![
+                ("spec-missing-key", "objects[0]".to_owned()),
+                ("spec-wrong-type", "objects[1].name".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicates_name_the_first() {
+        let d = run(json!({"objects": [{"name": "task"}, {"name": "task"}]}));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].id.as_str(), "spec-duplicate-name");
+        assert_eq!(d[0].path.to_string(), "objects[1].name");
+        assert_eq!(d[0].related[0].path.to_string(), "objects[0].name");
+        assert!(d[0].message.contains("objects[0]"), "{}", d[0].message);
+    }
+
+    #[test]
+    fn top_level_near_miss_is_a_warning() {
+        let d = run(json!({"skill": [], "views": [], "Tools": []}));
+        assert_eq!(d.len(), 2);
+        assert!(d.iter().all(|d| d.severity == super::Severity::Warning));
+        assert!(d[0].fix.contains("`skills`"));
+        assert!(d[1].fix.contains("`tools`"));
+    }
+
+    #[test]
+    fn object_fields_are_typed() {
+        assert_eq!(
+            ids(json!({"objects": [{"name": "t", "label": 5, "fields": {"a": {"required": "yes", "options": "x"}}}]})),
+            vec![
+                ("spec-wrong-type", "objects[0].label".to_owned()),
+                ("spec-wrong-type", "objects[0].fields.a.required".to_owned()),
+                ("spec-wrong-type", "objects[0].fields.a.options".to_owned()),
+            ]
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! Tool records (`stack.tools[]`), strict, with the Phase 2 `binding`.
+
+use serde_json::{Map, Value};
+
+use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require};
+use super::keys::{PROTECTION_KEYS, Shape, check_keys};
+use super::stack::{Entry, record_name};
+use super::Anchor;
+use crate::model::BindingType;
+use crate::path::JsonPath;
+
+const TOOL: Shape = Shape {
+    known: &[
+        "name",
+        "label",
+        "description",
+        "parameters",
+        "outputSchema",
+        "objectName",
+        "binding",
+    ],
+    also_known: PROTECTION_KEYS,
+    strict: true,
+    aliases: &[],
+    guidance: &[],
+    retired: &[
+        (
+            "permissions",
+            "delete it: a tool record's `permissions` was never enforced (nothing checked it \
+             before a call). To restrict what the tool can do, restrict the action behind it \
+             (`requiredPermissions`) or the permission sets of the objects it touches",
+        ),
+        (
+            "active",
+            "delete it: `active: false` never withdrew a tool; it still reached models and still \
+             ran. To withdraw a tool, remove it from the skills that list it",
+        ),
+        (
+            "category",
+            "delete it: nothing grouped, filtered or routed tools by `category`. Group tools by \
+             the skills that carry them (an exposed action's category is its `ai.category`)",
+        ),
+        (
+            "builtIn",
+            "delete it: no runtime ever read `builtIn`; it changed nothing",
+        ),
+        (
+            "requiresConfirmation",
+            "delete it: a tool record's `requiresConfirmation` never paused a call, which made it \
+             a false safety promise. To gate a destructive operation, put it behind an action and \
+             set `ai.requiresConfirmation: true` there",
+        ),
+    ],
+};
+
+const BINDING: Shape = Shape {
+    known: &["type", "name"],
+    also_known: &[],
+    strict: true,
+    aliases: &[("kind", "type"), ("target", "name"), ("ref", "name")],
+    guidance: &[],
+    retired: &[],
+};
+
+/// Checks one tool record; returns its name for the duplicate check.
+pub(crate) fn check(
+    cx: &mut Cx,
+    entry: &Entry<'_>,
+    raw: &Map<String, Value>,
+) -> Option<(String, JsonPath, Anchor)> {
+    let who = entry.describe("tool record");
+    let path = &entry.path;
+    let name = record_name(cx, entry, raw, "tool", Some(Grammar::Snake));
+    check_keys(cx, &TOOL, raw, path, &who);
+    require(cx, raw, "label", path, &who, "\"<display name>\"");
+    require(cx, raw, "description", path, &who, "\"<what the tool does, for the model>\"");
+    require(cx, raw, "parameters", path, &who, "{\"type\": \"object\", \"properties\": {}}");
+    fields(
+        cx,
+        raw,
+        path,
+        &[
+            ("label", Expected::String),
+            ("description", Expected::String),
+            ("parameters", Expected::Object),
+            ("outputSchema", Expected::Object),
+        ],
+    );
+    if let Some(o) = field(cx, raw, "objectName", path, Expected::String).and_then(Value::as_str) {
+        name_grammar(cx, o, (path.key("objectName"), Anchor::Value), "`objectName`", Grammar::Snake);
+    }
+    if let Some(Value::Object(binding)) = field(cx, raw, "binding", path, Expected::Object) {
+        let at = path.key("binding");
+        let surface = format!("the binding of {who}");
+        check_keys(cx, &BINDING, binding, &at, &surface);
+        if require(cx, binding, "type", &at, &surface, "\"action\"") {
+            enum_field(cx, binding, "type", &at, BindingType::NAMES);
+        }
+        if require(cx, binding, "name", &at, &surface, "\"<action or flow name>\"") {
+            field(cx, binding, "name", &at, Expected::String);
+        }
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{ids, run};
+    use serde_json::json;
+
+    fn tool(extra: serde_json::Value) -> serde_json::Value {
+        let mut t = json!({"name": "create_case", "label": "Create case", "description": "d",
+                           "parameters": {"type": "object"}});
+        for (k, v) in extra.as_object().unwrap() {
+            t[k] = v.clone();
+        }
+        json!({"tools": [t]})
+    }
+
+    #[test]
+    fn a_complete_tool_is_clean() {
+        assert_eq!(ids(tool(json!({"objectName": "case", "_lock": "full", "protection": {},
+            "binding": {"type": "action", "name": "create_case"}}))), vec![]);
+    }
+
+    #[test]
+    fn retired_keys_each_get_their_story() {
+        let d = run(tool(json!({"permissions": [], "active": true, "category": "data",
+                                "builtIn": true, "requiresConfirmation": true})));
+        assert_eq!(d.len(), 5);
+        assert!(d.iter().all(|d| d.id.as_str() == "spec-retired-key"));
+        let fixes: std::collections::HashSet<_> = d.iter().map(|d| d.fix.clone()).collect();
+        assert_eq!(fixes.len(), 5, "each retired key has its own explanation");
+        assert!(d[4].fix.contains("ai.requiresConfirmation: true"));
+    }
+
+    #[test]
+    fn strict_keys_suggest_the_nearest() {
+        let d = run(tool(json!({"lable": "x", "outputschema": {}})));
+        assert_eq!(d[0].fix, "did you mean `label`? It is already set, so delete `lable`");
+        assert_eq!(d[1].fix, "did you mean `outputSchema`? Rename `outputschema` to `outputSchema`");
+    }
+
+    #[test]
+    fn required_keys_names_and_types() {
+        assert_eq!(
+            ids(json!({"tools": [{"name": "Create Case", "parameters": "none"}]})),
+            vec![
+                ("spec-invalid-name", "tools[0].name".to_owned()),
+                ("spec-missing-key", "tools[0]".to_owned()),
+                ("spec-missing-key", "tools[0]".to_owned()),
+                ("spec-wrong-type", "tools[0].parameters".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn bindings_are_strict() {
+        assert_eq!(
+            ids(tool(json!({"binding": {"type": "job", "target": "x"}}))),
+            vec![
+                ("spec-unknown-key", "tools[0].binding.target".to_owned()),
+                ("spec-invalid-enum", "tools[0].binding.type".to_owned()),
+                ("spec-missing-key", "tools[0].binding".to_owned()),
+            ]
+        );
+        assert_eq!(
+            ids(tool(json!({"binding": "create_case"}))),
+            vec![("spec-wrong-type", "tools[0].binding".to_owned())]
+        );
+    }
+
+    #[test]
+    fn duplicate_tools() {
+        let d = ids(json!({"tools": {"a": {"label": "A", "description": "d", "parameters": {}},
+                                     "b": {"name": "a", "label": "B", "description": "d", "parameters": {}}}}));
+        assert_eq!(d, vec![("spec-duplicate-name", "tools.b.name".to_owned())]);
+    }
+}
