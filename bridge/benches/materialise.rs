@@ -64,8 +64,8 @@ fn write_stack(out: &mut impl Write, objects: usize) -> io::Result<()> {
             }
             write!(
                 out,
-                "{{\"name\":\"action_{o}_{a}\",\"label\":\"Action {a}\",\"objectName\":\
-                 \"object_{o}\",\"type\":\"script\",\"target\":\"runAction{a}\",\"locations\":\
+                "{{\"name\":\"action_{o}_{a}\",\"label\":\"Action {a}\",\"type\":\"script\",\
+                 \"target\":\"runAction{a}\",\"locations\":\
                  [\"record_header\",\"list_item\"],\"params\":["
             )?;
             for p in 0..PARAMS_PER_ACTION {
@@ -73,12 +73,16 @@ fn write_stack(out: &mut impl Write, objects: usize) -> io::Result<()> {
                     write!(out, ",")?;
                 }
                 if p < PARAMS_PER_ACTION / 2 {
-                    write!(out, "{{\"field\":\"field_{}\"}}", (a + p) % FIELDS_PER_OBJECT)?;
+                    write!(
+                        out,
+                        "{{\"field\":\"field_{}\"}}",
+                        (a + p) % FIELDS_PER_OBJECT
+                    )?;
                 } else {
                     write!(
                         out,
                         "{{\"name\":\"param_{p}\",\"label\":\"Param {p}\",\"type\":\"{}\",\
-                         \"required\":{},\"helpText\":\"What param {p} means\"}}",
+                         \"required\":{}}}",
                         field_types[p % field_types.len()],
                         p % 2 == 0
                     )?;
@@ -87,7 +91,7 @@ fn write_stack(out: &mut impl Write, objects: usize) -> io::Result<()> {
             write!(
                 out,
                 "],\"ai\":{{\"exposed\":true,\"description\":\"Runs action {a} of object {o} on \
-                 one record; use it when the user asks for it.\",\"paramHints\":{{\"param_{}\":\
+                 one record for the user.\",\"paramHints\":{{\"param_{}\":\
                  {{\"description\":\"A hint for the model\",\"examples\":[\"x\"]}}}}}}}}",
                 PARAMS_PER_ACTION - 1
             )?;

@@ -1,5 +1,7 @@
 //! Each projection against its API's documented constraints.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, map};
@@ -106,21 +108,36 @@ fn openai_closes_nested_objects() {
                "rows": {"type": "array", "items": {"properties": {"id": {"type": "string"}}, "required": ["id"]}}}),
         json!(["filter", "rows"]),
     ));
-    assert_eq!(params["properties"]["filter"]["additionalProperties"], false);
+    assert_eq!(
+        params["properties"]["filter"]["additionalProperties"],
+        false
+    );
     assert_eq!(params["properties"]["filter"]["required"], json!(["q"]));
-    assert_eq!(params["properties"]["filter"]["properties"]["q"]["type"], json!(["string", "null"]));
+    assert_eq!(
+        params["properties"]["filter"]["properties"]["q"]["type"],
+        json!(["string", "null"])
+    );
     assert_eq!(params["properties"]["rows"]["items"]["type"], "object");
-    assert_eq!(params["properties"]["rows"]["items"]["additionalProperties"], false);
+    assert_eq!(
+        params["properties"]["rows"]["items"]["additionalProperties"],
+        false
+    );
 }
 
 #[test]
 fn openai_drops_enum_values_of_the_wrong_type() {
     let (tool, warnings) = openai::tool(&def(
         "action_x",
-        object(json!({"n": {"type": "number", "enum": ["a", 1]}}), json!([])),
+        object(
+            json!({"n": {"type": "number", "enum": ["a", 1]}}),
+            json!([]),
+        ),
     ));
     assert_eq!(codes(&warnings), [("action_x", "enum_type_mismatch")]);
-    assert_eq!(tool.function.parameters["properties"]["n"]["enum"], json!([1, null]));
+    assert_eq!(
+        tool.function.parameters["properties"]["n"]["enum"],
+        json!([1, null])
+    );
 }
 
 #[test]
@@ -148,27 +165,47 @@ fn openai_name_pattern() {
 
 #[test]
 fn openai_at_most_128_tools() {
-    let defs: Vec<_> = (0..130).map(|i| def(&format!("action_{i}"), object(json!({}), json!([])))).collect();
+    let defs: Vec<_> = (0..130)
+        .map(|i| def(&format!("action_{i}"), object(json!({}), json!([]))))
+        .collect();
     let projected = openai::tools(&defs[..128]);
     assert!(projected.warnings.is_empty());
     let projected = openai::tools(&defs);
     assert_eq!(projected.tools.len(), 130);
-    assert_eq!(codes(&projected.warnings), [("action_128", "too_many_tools")]);
+    assert_eq!(
+        codes(&projected.warnings),
+        [("action_128", "too_many_tools")]
+    );
     assert!(projected.warnings[0].warning.contains("tool 129"));
 }
 
 #[test]
 fn openai_enum_limits() {
     let many: Vec<Value> = (0..1001).map(|i| json!(format!("v{i}"))).collect();
-    let (_, w) = openai::tool(&def("action_x", object(json!({"e": {"type": "string", "enum": many}}), json!(["e"]))));
-    assert!(codes(&w).contains(&("action_x", "too_many_enum_values")), "{w:?}");
+    let (_, w) = openai::tool(&def(
+        "action_x",
+        object(json!({"e": {"type": "string", "enum": many}}), json!(["e"])),
+    ));
+    assert!(
+        codes(&w).contains(&("action_x", "too_many_enum_values")),
+        "{w:?}"
+    );
 
     let long: Vec<Value> = (0..300).map(|i| json!(format!("{i:0>60}"))).collect();
-    let (_, w) = openai::tool(&def("action_x", object(json!({"e": {"type": "string", "enum": long}}), json!(["e"]))));
+    let (_, w) = openai::tool(&def(
+        "action_x",
+        object(json!({"e": {"type": "string", "enum": long}}), json!(["e"])),
+    ));
     assert_eq!(codes(&w), [("action_x", "enum_too_long")]);
 
     let short: Vec<Value> = (0..300).map(|i| json!(format!("{i}"))).collect();
-    let (_, w) = openai::tool(&def("action_x", object(json!({"e": {"type": "string", "enum": short}}), json!(["e"]))));
+    let (_, w) = openai::tool(&def(
+        "action_x",
+        object(
+            json!({"e": {"type": "string", "enum": short}}),
+            json!(["e"]),
+        ),
+    ));
     assert!(w.is_empty(), "{w:?}");
 }
 
@@ -184,13 +221,19 @@ fn openai_nesting_properties_and_string_limits() {
     let (_, w) = openai::tool(&def("action_x", deeper));
     assert_eq!(codes(&w), [("action_x", "too_deep")]);
 
-    let props: serde_json::Map<String, Value> =
-        (0..5001).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+    let props: serde_json::Map<String, Value> = (0..5001)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
     let (_, w) = openai::tool(&def("action_x", object(Value::Object(props), json!([]))));
     assert_eq!(codes(&w), [("action_x", "too_many_properties")]);
 
     let props: serde_json::Map<String, Value> = (0..2)
-        .map(|i| (format!("{i}{}", "n".repeat(60_000)), json!({"type": "string"})))
+        .map(|i| {
+            (
+                format!("{i}{}", "n".repeat(60_000)),
+                json!({"type": "string"}),
+            )
+        })
         .collect();
     let (_, w) = openai::tool(&def("action_x", object(Value::Object(props), json!([]))));
     assert_eq!(codes(&w), [("action_x", "schema_strings_too_long")]);
@@ -200,8 +243,14 @@ fn openai_nesting_properties_and_string_limits() {
 
 #[test]
 fn anthropic_sends_parameters_as_they_are() {
-    let params = object(json!({"x": {"type": "string", "examples": ["a"], "default": "a"}}), json!([]));
-    let projected = anthropic::tools([&def("action_x", params.clone())], anthropic::Options::default());
+    let params = object(
+        json!({"x": {"type": "string", "examples": ["a"], "default": "a"}}),
+        json!([]),
+    );
+    let projected = anthropic::tools(
+        [&def("action_x", params.clone())],
+        anthropic::Options::default(),
+    );
     assert_eq!(
         serde_json::to_value(&projected.tools).unwrap(),
         json!([{"name": "action_x", "description": "A tool.", "input_schema": params}])
@@ -221,8 +270,14 @@ fn anthropic_strict_keeps_its_subset() {
         }),
         json!(["x"]),
     );
-    let projected = anthropic::tools([&def("action_x", params)], anthropic::Options { strict: true });
-    assert_eq!(codes(&projected.warnings), [("action_x", "enum_type_mismatch")]);
+    let projected = anthropic::tools(
+        [&def("action_x", params)],
+        anthropic::Options { strict: true },
+    );
+    assert_eq!(
+        codes(&projected.warnings),
+        [("action_x", "enum_type_mismatch")]
+    );
     let tool = serde_json::to_value(&projected.tools[0]).unwrap();
     assert_eq!(tool["strict"], true);
     let schema = &tool["input_schema"];
@@ -246,15 +301,24 @@ fn anthropic_strict_keeps_its_subset() {
 fn anthropic_name_pattern() {
     let ok = format!("action_{}", "x".repeat(121));
     assert_eq!(ok.len(), 128);
-    for (name, valid) in [(ok.clone(), true), (format!("{ok}x"), false), ("a.b".to_owned(), false)] {
-        let p = anthropic::tools([&def(&name, object(json!({}), json!([])))], anthropic::Options::default());
+    for (name, valid) in [
+        (ok.clone(), true),
+        (format!("{ok}x"), false),
+        ("a.b".to_owned(), false),
+    ] {
+        let p = anthropic::tools(
+            [&def(&name, object(json!({}), json!([])))],
+            anthropic::Options::default(),
+        );
         assert_eq!(p.warnings.is_empty(), valid, "{name}");
     }
 }
 
 #[test]
 fn anthropic_strict_request_limits() {
-    let plain: Vec<_> = (0..21).map(|i| def(&format!("action_{i}"), object(json!({}), json!([])))).collect();
+    let plain: Vec<_> = (0..21)
+        .map(|i| def(&format!("action_{i}"), object(json!({}), json!([]))))
+        .collect();
     let p = anthropic::tools(&plain, anthropic::Options { strict: true });
     assert_eq!(codes(&p.warnings), [("action_20", "too_many_tools")]);
     let p = anthropic::tools(&plain, anthropic::Options::default());
@@ -263,20 +327,31 @@ fn anthropic_strict_request_limits() {
     // 5 optional parameters per tool: the fifth tool crosses 24.
     let optional: Vec<_> = (0..6)
         .map(|i| {
-            let props: serde_json::Map<String, Value> =
-                (0..5).map(|j| (format!("p{j}"), json!({"type": "string"}))).collect();
-            def(&format!("action_{i}"), object(Value::Object(props), json!([])))
+            let props: serde_json::Map<String, Value> = (0..5)
+                .map(|j| (format!("p{j}"), json!({"type": "string"})))
+                .collect();
+            def(
+                &format!("action_{i}"),
+                object(Value::Object(props), json!([])),
+            )
         })
         .collect();
     let p = anthropic::tools(&optional, anthropic::Options { strict: true });
-    assert_eq!(codes(&p.warnings), [("action_4", "too_many_optional_params")]);
+    assert_eq!(
+        codes(&p.warnings),
+        [("action_4", "too_many_optional_params")]
+    );
 
     let unions: Vec<_> = (0..3)
         .map(|i| {
-            let props: serde_json::Map<String, Value> =
-                (0..6).map(|j| (format!("p{j}"), json!({"type": ["string", "number"]}))).collect();
+            let props: serde_json::Map<String, Value> = (0..6)
+                .map(|j| (format!("p{j}"), json!({"type": ["string", "number"]})))
+                .collect();
             let names: Vec<Value> = props.keys().map(|k| json!(k)).collect();
-            def(&format!("action_{i}"), object(Value::Object(props), Value::Array(names)))
+            def(
+                &format!("action_{i}"),
+                object(Value::Object(props), Value::Array(names)),
+            )
         })
         .collect();
     let p = anthropic::tools(&unions, anthropic::Options { strict: true });
@@ -293,7 +368,11 @@ fn mcp_tools(actions: Value) -> Vec<Value> {
     assert!(m.skipped.is_empty(), "{:?}", m.skipped);
     let projected = mcp::tools(&m.registered);
     assert!(projected.warnings.is_empty(), "{:?}", projected.warnings);
-    let tools: Vec<Value> = projected.tools.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
+    let tools: Vec<Value> = projected
+        .tools
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
     for t in &tools {
         check_mcp_tool(t).unwrap();
     }
@@ -301,8 +380,10 @@ fn mcp_tools(actions: Value) -> Vec<Value> {
 }
 
 fn exposed(name: &str, extra: Value) -> Value {
-    let mut a = map(json!({"name": name, "label": "Label", "type": "script", "target": "t",
-                           "ai": {"exposed": true, "description": DESC}}));
+    let mut a = map(
+        json!({"name": name, "label": "Label", "type": "script", "target": "t",
+                           "ai": {"exposed": true, "description": DESC}}),
+    );
     for (k, v) in map(extra) {
         if k == "ai" {
             for (ak, av) in map(v) {
@@ -323,11 +404,23 @@ fn mcp_annotations_come_from_the_action() {
         exposed("search", json!({"ai": {"category": "vector_search"}})),
         exposed("act", json!({"ai": {"category": "action"}})),
         exposed("plain", json!({})),
-        exposed("loud", json!({"variant": "danger", "ai": {"category": "data", "requiresConfirmation": false}})),
-        exposed("gated", json!({"ai": {"category": "analytics", "requiresConfirmation": true}})),
+        exposed(
+            "loud",
+            json!({"variant": "danger", "ai": {"category": "data", "requiresConfirmation": false}})
+        ),
+        exposed(
+            "gated",
+            json!({"ai": {"category": "analytics", "requiresConfirmation": true}})
+        ),
         exposed("wipe", json!({"mode": "delete"})),
-        exposed("write", json!({"type": null, "operation": "update", "patch": {"a": 1}, "ai": {"category": "data"}})),
-        exposed("call", json!({"type": "api", "target": "/x", "ai": {"category": "integration"}}))
+        exposed(
+            "write",
+            json!({"type": null, "operation": "update", "patch": {"a": 1}, "ai": {"category": "data"}})
+        ),
+        exposed(
+            "call",
+            json!({"type": "api", "target": "/x", "ai": {"category": "integration"}})
+        )
     ]));
     let hints: Vec<(String, bool, bool, bool)> = tools
         .iter()
@@ -353,20 +446,23 @@ fn mcp_annotations_come_from_the_action() {
         ("action_write", false, false, false),
         ("action_call", false, false, true),
     ];
-    let expected: Vec<(String, bool, bool, bool)> =
-        expected.iter().map(|(n, r, d, o)| ((*n).to_owned(), *r, *d, *o)).collect();
+    let expected: Vec<(String, bool, bool, bool)> = expected
+        .iter()
+        .map(|(n, r, d, o)| ((*n).to_owned(), *r, *d, *o))
+        .collect();
     assert_eq!(hints, expected);
 }
 
 #[test]
 fn mcp_entry_carries_title_parameters_and_output_schema() {
-    let tools = mcp_tools(json!([
-        exposed("one", json!({
+    let tools = mcp_tools(json!([exposed(
+        "one",
+        json!({
             "locations": ["record_header"],
             "params": [{"name": "note", "type": "text", "required": true}],
             "ai": {"outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
-        }))
-    ]));
+        })
+    )]));
     assert_eq!(
         tools[0],
         json!({

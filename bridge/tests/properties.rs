@@ -5,6 +5,8 @@
 //!   (the lint's universe), minus platform names;
 //! - every projection meets its API's documented constraints.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -65,7 +67,13 @@ fn object_of(entries: Vec<(&str, Option<Value>)>) -> Value {
 }
 
 fn field() -> impl Strategy<Value = Value> {
-    (opt(field_type()), opt("[A-Z][a-z]{0,5}".prop_map(Value::from)), opt(options()), opt(junk()), opt(junk()))
+    (
+        opt(field_type()),
+        opt("[A-Z][a-z]{0,5}".prop_map(Value::from)),
+        opt(options()),
+        opt(junk()),
+        opt(junk()),
+    )
         .prop_map(|(t, label, options, required, description)| {
             object_of(vec![
                 ("type", t),
@@ -83,33 +91,45 @@ fn param() -> impl Strategy<Value = Value> {
         opt(prop::sample::select(vec!["f1", "f2", "f3"]).prop_map(Value::from)),
         opt(prop::sample::select(vec!["o0", "o1", "nowhere"]).prop_map(Value::from)),
         opt(field_type()),
-        opt(prop_oneof!["[A-Z][a-z]{0,5}".prop_map(Value::from), Just(json!({"en": "L"}))]),
+        opt(prop_oneof![
+            "[A-Z][a-z]{0,5}".prop_map(Value::from),
+            Just(json!({"en": "L"}))
+        ]),
         opt("[a-z ]{0,8}".prop_map(Value::from)),
         opt(options()),
         opt(junk()),
         opt(junk()),
     )
-        .prop_map(|(name, field, over, t, label, help, options, default, required)| {
-            object_of(vec![
-                ("name", name),
-                ("field", field),
-                ("objectOverride", over),
-                ("type", t),
-                ("label", label),
-                ("helpText", help),
-                ("options", options),
-                ("defaultValue", default),
-                ("required", required),
-            ])
-        })
+        .prop_map(
+            |(name, field, over, t, label, help, options, default, required)| {
+                object_of(vec![
+                    ("name", name),
+                    ("field", field),
+                    ("objectOverride", over),
+                    ("type", t),
+                    ("label", label),
+                    ("helpText", help),
+                    ("options", options),
+                    ("defaultValue", default),
+                    ("required", required),
+                ])
+            },
+        )
 }
 
 fn hint() -> impl Strategy<Value = Value> {
-    (opt(junk()), opt(prop_oneof![Just(json!(["a", 1])), junk()]), opt(junk())).prop_map(
-        |(description, values, examples)| {
-            object_of(vec![("description", description), ("enum", values), ("examples", examples)])
-        },
+    (
+        opt(junk()),
+        opt(prop_oneof![Just(json!(["a", 1])), junk()]),
+        opt(junk()),
     )
+        .prop_map(|(description, values, examples)| {
+            object_of(vec![
+                ("description", description),
+                ("enum", values),
+                ("examples", examples),
+            ])
+        })
 }
 
 fn ai() -> impl Strategy<Value = Value> {
@@ -148,25 +168,50 @@ fn ai() -> impl Strategy<Value = Value> {
 
 fn action() -> impl Strategy<Value = Value> {
     (
-        opt(prop::sample::select(vec!["a", "b", "c", "d", "e", "query_data"]).prop_map(Value::from)),
-        opt(prop::sample::select(vec!["script", "api", "flow", "modal", "url", "form", "other"])
-            .prop_map(Value::from)),
+        opt(
+            prop::sample::select(vec!["a", "b", "c", "d", "e", "query_data"]).prop_map(Value::from),
+        ),
+        opt(prop::sample::select(vec![
+            "script", "api", "flow", "modal", "url", "form", "other",
+        ])
+        .prop_map(Value::from)),
         opt(prop_oneof![Just(json!("target")), junk()]),
         opt(prop_oneof![Just(json!("update")), junk()]),
         opt(prop::collection::vec(
-            prop::sample::select(vec!["record_header", "list_item", "list_toolbar", "record_more"]),
+            prop::sample::select(vec![
+                "record_header",
+                "list_item",
+                "list_toolbar",
+                "record_more",
+            ]),
             0..3,
         )
         .prop_map(|v| json!(v))),
         opt(prop::collection::vec(param(), 0..5).prop_map(Value::from)),
         opt(ai()),
         opt(prop_oneof![Just(json!("Sure?")), junk()]),
-        opt(prop_oneof![Just(json!("delete")), Just(json!("danger")), junk()]),
+        opt(prop_oneof![
+            Just(json!("delete")),
+            Just(json!("danger")),
+            junk()
+        ]),
         opt(prop::sample::select(vec!["o0", "o1", "ghost"]).prop_map(Value::from)),
         opt(prop_oneof![Just(json!("id")), junk()]),
     )
         .prop_map(
-            |(name, t, target, operation, locations, params, ai, confirm, flavour, object, record_id)| {
+            |(
+                name,
+                t,
+                target,
+                operation,
+                locations,
+                params,
+                ai,
+                confirm,
+                flavour,
+                object,
+                record_id,
+            )| {
                 let (mode, variant) = match &flavour {
                     Some(v) if v == "delete" => (flavour.clone(), None),
                     Some(v) if v == "danger" => (None, flavour.clone()),
@@ -196,8 +241,11 @@ fn stack() -> impl Strategy<Value = Map<String, Value>> {
         prop::collection::btree_map(prop::sample::select(vec!["f1", "f2", "f3"]), field(), 0..3),
         prop::collection::vec(action(), 0..5),
     );
-    (prop::collection::vec(object, 0..3), prop::collection::vec(action(), 0..3)).prop_map(
-        |(objects, actions)| {
+    (
+        prop::collection::vec(object, 0..3),
+        prop::collection::vec(action(), 0..3),
+    )
+        .prop_map(|(objects, actions)| {
             let objects: Vec<Value> = objects
                 .into_iter()
                 .enumerate()
@@ -208,8 +256,7 @@ fn stack() -> impl Strategy<Value = Map<String, Value>> {
                 })
                 .collect();
             common::map(json!({"objects": objects, "actions": actions}))
-        },
-    )
+        })
 }
 
 /// The lint's universe of action tools: `action_<name>` of every object
@@ -217,12 +264,12 @@ fn stack() -> impl Strategy<Value = Map<String, Value>> {
 fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut add = |action: &Map<String, Value>| {
-        if static_skip(action).is_none() {
-            if let Some(name) = action.get("name").and_then(Value::as_str) {
-                let tool = objectstack_registry::action_tool_name(name);
-                if !objectstack_registry::is_platform_tool(&tool) {
-                    names.insert(tool);
-                }
+        if static_skip(action).is_none()
+            && let Some(name) = action.get("name").and_then(Value::as_str)
+        {
+            let tool = objectstack_registry::action_tool_name(name);
+            if !objectstack_registry::is_platform_tool(&tool) {
+                names.insert(tool);
             }
         }
     };

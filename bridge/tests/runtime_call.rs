@@ -52,8 +52,14 @@ fn definition(name: &str, parameters: Value) -> AIToolDefinition {
 
 fn host_with_task() -> Arc<FakeHost> {
     let host = FakeHost::new();
-    host.add_record("task", json!({"id": "t1", "number": "T-001", "title": "Write docs"}));
-    host.add_record("task", json!({"id": "secret", "hiddenFrom": ["ai_agent", "u1"]}));
+    host.add_record(
+        "task",
+        json!({"id": "t1", "number": "T-001", "title": "Write docs"}),
+    );
+    host.add_record(
+        "task",
+        json!({"id": "secret", "hiddenFrom": ["ai_agent", "u1"]}),
+    );
     host
 }
 
@@ -63,7 +69,10 @@ fn script_call_loads_the_record_removes_record_id_and_wraps_the_result() {
     host.answer_with(Ok(json!({"completed": 1})));
     let mut registry = ToolRegistry::new(host.services(None));
     registry
-        .register_action(script_definition("complete", false), script_action("complete", false))
+        .register_action(
+            script_definition("complete", false),
+            script_action("complete", false),
+        )
         .unwrap();
     let out = block(registry.call(
         "action_complete",
@@ -78,9 +87,15 @@ fn script_call_loads_the_record_removes_record_id_and_wraps_the_result() {
     let seen = host.seen();
     assert_eq!(
         seen[0],
-        Seen::Find { object: "task".into(), id: "t1".into(), actor: "u1".into() }
+        Seen::Find {
+            object: "task".into(),
+            id: "t1".into(),
+            actor: "u1".into()
+        }
     );
-    let Seen::Script(req) = &seen[1] else { panic!("{seen:?}") };
+    let Seen::Script(req) = &seen[1] else {
+        panic!("{seen:?}")
+    };
     assert_eq!(req.object.as_deref(), Some("task"));
     assert_eq!(req.target.as_deref(), Some("scripts/complete"));
     assert_eq!(req.params, obj(json!({"note": "done"})));
@@ -95,10 +110,19 @@ fn actor_defaults_to_principal_then_ai_agent() {
     let host = host_with_task();
     let mut registry = ToolRegistry::new(host.services(None));
     registry
-        .register_action(script_definition("complete", false), script_action("complete", false))
+        .register_action(
+            script_definition("complete", false),
+            script_action("complete", false),
+        )
         .unwrap();
-    block(registry.call("action_complete", json!({"recordId": "t1"}), &ctx(None, "c1")));
-    let Seen::Script(req) = &host.dispatches()[0] else { panic!() };
+    block(registry.call(
+        "action_complete",
+        json!({"recordId": "t1"}),
+        &ctx(None, "c1"),
+    ));
+    let Seen::Script(req) = &host.dispatches()[0] else {
+        panic!()
+    };
     assert_eq!(req.actor, Actor::ai_agent());
     assert_eq!(req.actor.name.as_deref(), Some("AI Assistant"));
 
@@ -107,10 +131,19 @@ fn actor_defaults_to_principal_then_ai_agent() {
     services.principal = Some(Actor::new("svc-bot"));
     let mut registry = ToolRegistry::new(services);
     registry
-        .register_action(script_definition("complete", false), script_action("complete", false))
+        .register_action(
+            script_definition("complete", false),
+            script_action("complete", false),
+        )
         .unwrap();
-    block(registry.call("action_complete", json!({"recordId": "t1"}), &ctx(None, "c1")));
-    let Seen::Script(req) = &host.dispatches()[0] else { panic!() };
+    block(registry.call(
+        "action_complete",
+        json!({"recordId": "t1"}),
+        &ctx(None, "c1"),
+    ));
+    let Seen::Script(req) = &host.dispatches()[0] else {
+        panic!()
+    };
     assert_eq!(req.actor.id, "svc-bot");
 }
 
@@ -121,18 +154,34 @@ fn missing_or_invisible_record_is_an_error_and_nothing_runs() {
     // Without `required`, the runtime itself insists on recordId.
     def.parameters.insert("required".into(), json!([]));
     let mut registry = ToolRegistry::new(host.services(None));
-    registry.register_action(def, script_action("complete", false)).unwrap();
+    registry
+        .register_action(def, script_action("complete", false))
+        .unwrap();
 
     let out = block(registry.call("action_complete", json!({}), &ctx(Some("u1"), "c1")));
     assert_eq!(out["ok"], false);
-    assert!(out["error"].as_str().unwrap().contains("`recordId` is required"), "{out}");
+    assert!(
+        out["error"]
+            .as_str()
+            .unwrap()
+            .contains("`recordId` is required"),
+        "{out}"
+    );
 
-    let out = block(registry.call("action_complete", json!({"recordId": "nope"}), &ctx(None, "c2")));
+    let out = block(registry.call(
+        "action_complete",
+        json!({"recordId": "nope"}),
+        &ctx(None, "c2"),
+    ));
     assert_eq!(out["error"], "task record 'nope' was not found");
     assert_eq!(out["recordId"], "nope");
 
     // A record the actor may not see reads exactly like a missing one.
-    let out = block(registry.call("action_complete", json!({"recordId": "secret"}), &ctx(None, "c3")));
+    let out = block(registry.call(
+        "action_complete",
+        json!({"recordId": "secret"}),
+        &ctx(None, "c3"),
+    ));
     assert_eq!(out["error"], "task record 'secret' was not found");
     assert!(host.dispatches().is_empty());
 }
@@ -142,7 +191,10 @@ fn arguments_are_validated_with_every_violation_and_its_path() {
     let host = host_with_task();
     let mut registry = ToolRegistry::new(host.services(None));
     registry
-        .register_action(script_definition("complete", false), script_action("complete", false))
+        .register_action(
+            script_definition("complete", false),
+            script_action("complete", false),
+        )
         .unwrap();
     let out = block(registry.call(
         "action_complete",
@@ -164,45 +216,84 @@ fn arguments_are_validated_with_every_violation_and_its_path() {
     assert!(error.contains("3 problems"), "{error}");
     assert!(error.contains("nothing was executed"), "{error}");
     assert!(error.contains("- note:"), "{error}");
-    assert!(host.seen().is_empty(), "nothing runs, not even the record load");
+    assert!(
+        host.seen().is_empty(),
+        "nothing runs, not even the record load"
+    );
 }
 
 #[test]
 fn bad_input_shapes_are_refused_before_anything_runs() {
     let host = host_with_task();
     let mut services = host.services(None);
-    services.limits = ArgumentLimits { max_bytes: 4096, max_depth: 8 };
+    services.limits = ArgumentLimits {
+        max_bytes: 4096,
+        max_depth: 8,
+    };
     let mut registry = ToolRegistry::new(services);
     let open = definition("open_tool", json!({"type": "object"}));
     let mut def = script_definition("complete", false);
     def.parameters = open.parameters.clone();
-    registry.register_action(def, script_action("complete", false)).unwrap();
+    registry
+        .register_action(def, script_action("complete", false))
+        .unwrap();
 
     let c = ctx(None, "c");
     let out = block(registry.call("no_such_tool", json!({}), &c));
-    assert!(out["error"].as_str().unwrap().contains("no tool named `no_such_tool`"), "{out}");
+    assert!(
+        out["error"]
+            .as_str()
+            .unwrap()
+            .contains("no tool named `no_such_tool`"),
+        "{out}"
+    );
     for wrong in [json!([1]), json!("recordId"), json!(3)] {
         let out = block(registry.call("action_complete", wrong, &c));
-        assert!(out["error"].as_str().unwrap().contains("must be a JSON object"), "{out}");
+        assert!(
+            out["error"]
+                .as_str()
+                .unwrap()
+                .contains("must be a JSON object"),
+            "{out}"
+        );
     }
     let mut deep = json!("x");
-    for _ in 0..5000 {
+    for _ in 0..1000 {
         deep = json!({"a": deep});
     }
-    let out = block(registry.call("action_complete", json!({"recordId": "t1", "deep": deep}), &c));
-    assert!(out["error"].as_str().unwrap().contains("deeper than 8"), "{out}");
+    let out = block(registry.call(
+        "action_complete",
+        json!({"recordId": "t1", "deep": deep}),
+        &c,
+    ));
+    assert!(
+        out["error"].as_str().unwrap().contains("deeper than 8"),
+        "{out}"
+    );
     let out = block(registry.call(
         "action_complete",
         json!({"recordId": "t1", "big": "x".repeat(5000)}),
         &c,
     ));
-    assert!(out["error"].as_str().unwrap().contains("larger than 4096"), "{out}");
+    assert!(
+        out["error"].as_str().unwrap().contains("larger than 4096"),
+        "{out}"
+    );
     let out = block(registry.call_json("action_complete", &"x".repeat(5000), &c));
-    assert!(out["error"].as_str().unwrap().contains("at most 4096"), "{out}");
+    assert!(
+        out["error"].as_str().unwrap().contains("at most 4096"),
+        "{out}"
+    );
     let out = block(registry.call_json("action_complete", "{\"recordId\": ", &c));
-    assert!(out["error"].as_str().unwrap().contains("not valid JSON"), "{out}");
+    assert!(
+        out["error"].as_str().unwrap().contains("not valid JSON"),
+        "{out}"
+    );
     let out = block(registry.call("action_complete", json!({"recordId": 7}), &c));
-    assert!(out["error"].as_str().unwrap().contains("non-empty string"), "{out}");
+    assert!(
+        out["error"].as_str().unwrap().contains("non-empty string"),
+        "{out}"
+    );
     assert!(host.seen().is_empty());
     // A well-formed call through call_json does run.
     let out = block(registry.call_json("action_complete", r#"{"recordId":"t1"}"#, &c));
@@ -219,7 +310,10 @@ fn flow_success_false_is_an_error_and_result_is_kept_otherwise() {
         "ai": {"exposed": true, "description": "Escalates the task to the on-call manager right away."}
     }));
     registry
-        .register_action(definition("action_escalate", json!({"type": "object"})), action)
+        .register_action(
+            definition("action_escalate", json!({"type": "object"})),
+            action,
+        )
         .unwrap();
     host.answer_with(Ok(json!({"success": true, "output": {"ticket": 9}})));
     let out = block(registry.call("action_escalate", json!({"level": 2}), &ctx(None, "c1")));
@@ -228,13 +322,17 @@ fn flow_success_false_is_an_error_and_result_is_kept_otherwise() {
         json!({"ok": true, "action": "escalate", "objectName": "task", "message": "Escalated.",
                "result": {"success": true, "output": {"ticket": 9}}})
     );
-    let Seen::Flow(req) = &host.dispatches()[0] else { panic!() };
+    let Seen::Flow(req) = &host.dispatches()[0] else {
+        panic!()
+    };
     assert_eq!(req.flow, "escalation_flow");
     assert_eq!(req.action, "escalate");
     assert_eq!(req.params, obj(json!({"level": 2})));
     assert_eq!(req.record, None);
 
-    host.answer_with(Ok(json!({"success": false, "error": "manager unavailable"})));
+    host.answer_with(Ok(
+        json!({"success": false, "error": "manager unavailable"}),
+    ));
     let out = block(registry.call("action_escalate", json!({}), &ctx(None, "c2")));
     assert_eq!(
         out,
@@ -256,11 +354,20 @@ fn field_write_patches_the_record_through_the_data_engine() {
         "ai": {"exposed": true, "description": "Marks the task as done without any other change."}
     }));
     registry
-        .register_action(definition("action_mark_done", json!({"type": "object"})), action)
+        .register_action(
+            definition("action_mark_done", json!({"type": "object"})),
+            action,
+        )
         .unwrap();
-    let out = block(registry.call("action_mark_done", json!({"recordId": "t1"}), &ctx(Some("u9"), "c")));
+    let out = block(registry.call(
+        "action_mark_done",
+        json!({"recordId": "t1"}),
+        &ctx(Some("u9"), "c"),
+    ));
     assert_eq!(out["ok"], true, "{out}");
-    let Seen::FieldWrite(req) = &host.dispatches()[0] else { panic!() };
+    let Seen::FieldWrite(req) = &host.dispatches()[0] else {
+        panic!()
+    };
     assert_eq!(req.object, "task");
     assert_eq!(req.record_id, "t1");
     assert_eq!(req.patch, obj(json!({"status": "done"})));
@@ -280,9 +387,15 @@ fn api_call_gets_the_built_body_and_method() {
     registry
         .register_action(definition("action_send", json!({"type": "object"})), action)
         .unwrap();
-    let out = block(registry.call("action_send", json!({"recordId": "t1", "urgent": true}), &ctx(None, "c")));
+    let out = block(registry.call(
+        "action_send",
+        json!({"recordId": "t1", "urgent": true}),
+        &ctx(None, "c"),
+    ));
     assert_eq!(out["ok"], true, "{out}");
-    let Seen::Api(req) = &host.dispatches()[0] else { panic!() };
+    let Seen::Api(req) = &host.dispatches()[0] else {
+        panic!()
+    };
     assert_eq!(req.method, "PUT");
     assert_eq!(req.target, "/hooks/send");
     assert_eq!(
@@ -296,7 +409,11 @@ fn registration_refuses_duplicates_unexposed_actions_and_missing_services() {
     struct Echo;
     #[async_trait::async_trait]
     impl ToolHandler for Echo {
-        async fn call(&self, arguments: Map<String, Value>, inv: &Invocation) -> Result<Value, HostError> {
+        async fn call(
+            &self,
+            arguments: Map<String, Value>,
+            inv: &Invocation,
+        ) -> Result<Value, HostError> {
             Ok(json!({"echo": arguments, "actor": inv.actor.id}))
         }
     }
@@ -305,11 +422,17 @@ fn registration_refuses_duplicates_unexposed_actions_and_missing_services() {
         data_engine: Some(host.clone()),
         ..HostServices::default()
     });
-    let platform = definition("action_complete", json!({"type": "object", "properties": {"x": {"type": "integer"}}}));
+    let platform = definition(
+        "action_complete",
+        json!({"type": "object", "properties": {"x": {"type": "integer"}}}),
+    );
     registry.register(platform, Arc::new(Echo)).unwrap();
     // Platform tools win: the action with the same name is refused.
     let err = registry
-        .register_action(script_definition("complete", false), script_action("complete", false))
+        .register_action(
+            script_definition("complete", false),
+            script_action("complete", false),
+        )
         .unwrap_err();
     assert_eq!(err, RegisterError::Duplicate("action_complete".into()));
     let out = block(registry.call("action_complete", json!({"x": 1}), &ctx(None, "c")));
@@ -319,8 +442,13 @@ fn registration_refuses_duplicates_unexposed_actions_and_missing_services() {
 
     let mut hidden = script_action("hidden", false);
     hidden.insert("ai".into(), json!({"exposed": false}));
-    let err = registry.register_action(script_definition("hidden", false), hidden).unwrap_err();
-    assert!(matches!(err, RegisterError::NotMaterialisable { .. }), "{err}");
+    let err = registry
+        .register_action(script_definition("hidden", false), hidden)
+        .unwrap_err();
+    assert!(
+        matches!(err, RegisterError::NotMaterialisable { .. }),
+        "{err}"
+    );
 
     // Needs confirmation, no queue: never runs unattended.
     let err = registry
@@ -329,13 +457,19 @@ fn registration_refuses_duplicates_unexposed_actions_and_missing_services() {
     assert!(err.to_string().contains("approval queue"), "{err}");
     let flow = obj(json!({"name": "f", "type": "flow", "target": "x",
         "ai": {"exposed": true, "description": "Runs a flow that nobody has wired up yet here."}}));
-    let err = registry.register_action(definition("action_f", json!({"type": "object"})), flow).unwrap_err();
+    let err = registry
+        .register_action(definition("action_f", json!({"type": "object"})), flow)
+        .unwrap_err();
     assert!(err.to_string().contains("automation service"), "{err}");
     let bad = definition("bad_schema", json!({"type": 12}));
     let err = registry.register(bad, Arc::new(Echo)).unwrap_err();
     assert!(matches!(err, RegisterError::InvalidSchema { .. }), "{err}");
     assert_eq!(
-        registry.definitions().iter().map(|d| d.name.as_str()).collect::<Vec<_>>(),
+        registry
+            .definitions()
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>(),
         ["action_complete"]
     );
 }
@@ -348,12 +482,24 @@ fn confirmation_queues_instead_of_running_then_approval_runs_it_once() {
     registry
         .register_action(script_definition("wipe", true), script_action("wipe", true))
         .unwrap();
-    let call = || block(registry.call("action_wipe", json!({"recordId": "t1", "note": "x"}), &ctx(Some("u1"), "call-7")));
+    let call = || {
+        block(registry.call(
+            "action_wipe",
+            json!({"recordId": "t1", "note": "x"}),
+            &ctx(Some("u1"), "call-7"),
+        ))
+    };
     let out = call();
     assert_eq!(out["ok"], true);
     assert_eq!(out["status"], "pending_approval");
     let id = out["pendingActionId"].as_str().unwrap().to_owned();
-    assert!(out["message"].as_str().unwrap().contains("Do not call this tool again"), "{out}");
+    assert!(
+        out["message"]
+            .as_str()
+            .unwrap()
+            .contains("Do not call this tool again"),
+        "{out}"
+    );
     assert!(out["message"].as_str().unwrap().contains(&id), "{out}");
     assert!(host.dispatches().is_empty(), "nothing ran");
 
@@ -369,7 +515,11 @@ fn confirmation_queues_instead_of_running_then_approval_runs_it_once() {
     assert_eq!(row.message_id.as_deref(), Some("msg-1"));
 
     // A wrong record id is reported at once, and nothing is queued.
-    let out = block(registry.call("action_wipe", json!({"recordId": "zz"}), &ctx(None, "call-8")));
+    let out = block(registry.call(
+        "action_wipe",
+        json!({"recordId": "zz"}),
+        &ctx(None, "call-8"),
+    ));
     assert_eq!(out["error"], "task record 'zz' was not found");
     assert_eq!(queue.list(&Default::default()).unwrap().len(), 1);
 
@@ -380,7 +530,9 @@ fn confirmation_queues_instead_of_running_then_approval_runs_it_once() {
     assert!(again.executed.is_empty());
     let dispatches = host.dispatches();
     assert_eq!(dispatches.len(), 1);
-    let Seen::Script(req) = &dispatches[0] else { panic!() };
+    let Seen::Script(req) = &dispatches[0] else {
+        panic!()
+    };
     assert_eq!(req.idempotency_key.as_deref(), Some(id.as_str()));
     assert_eq!(req.actor.id, "u1", "runs under the proposer");
     assert_eq!(req.params, obj(json!({"note": "x"})));
@@ -400,7 +552,11 @@ fn a_handler_reporting_ok_false_marks_the_pending_action_failed() {
     registry
         .register_action(script_definition("wipe", true), script_action("wipe", true))
         .unwrap();
-    let out = block(registry.call("action_wipe", json!({"recordId": "t1"}), &ctx(Some("u1"), "c")));
+    let out = block(registry.call(
+        "action_wipe",
+        json!({"recordId": "t1"}),
+        &ctx(Some("u1"), "c"),
+    ));
     let id = out["pendingActionId"].as_str().unwrap();
     let hash = queue.get(id).unwrap().input_sha256;
     queue.approve(id, "alice", &hash).unwrap();
@@ -411,13 +567,27 @@ fn a_handler_reporting_ok_false_marks_the_pending_action_failed() {
     assert_eq!(row.error.as_deref(), Some("permission denied for u1"));
 
     // A rejected proposal tells the model it did not run.
-    let out = block(registry.call("action_wipe", json!({"recordId": "t1"}), &ctx(Some("u1"), "c2")));
+    let out = block(registry.call(
+        "action_wipe",
+        json!({"recordId": "t1"}),
+        &ctx(Some("u1"), "c2"),
+    ));
     let id = out["pendingActionId"].as_str().unwrap();
     queue.reject(id, "bob", Some("not today")).unwrap();
-    let out = block(registry.call("action_wipe", json!({"recordId": "t1"}), &ctx(Some("u1"), "c2")));
+    let out = block(registry.call(
+        "action_wipe",
+        json!({"recordId": "t1"}),
+        &ctx(Some("u1"), "c2"),
+    ));
     assert_eq!(out["ok"], false);
     assert_eq!(out["status"], "rejected");
-    assert!(out["error"].as_str().unwrap().contains("rejected by bob: not today"), "{out}");
+    assert!(
+        out["error"]
+            .as_str()
+            .unwrap()
+            .contains("rejected by bob: not today"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -443,13 +613,26 @@ fn register_stack_materialises_against_the_wiring() {
     assert_eq!(materialised.registered.len(), 1);
     assert_eq!(materialised.skipped.len(), 2);
     assert!(registry.contains("action_complete"));
-    assert!(!registry.contains("action_purge"), "needs confirmation and no queue");
-    let out = block(registry.call("action_complete", json!({"recordId": "t1"}), &ctx(None, "c")));
+    assert!(
+        !registry.contains("action_purge"),
+        "needs confirmation and no queue"
+    );
+    let out = block(registry.call(
+        "action_complete",
+        json!({"recordId": "t1"}),
+        &ctx(None, "c"),
+    ));
     assert_eq!(out["ok"], true, "{out}");
 
     let mut registry = ToolRegistry::new(host.services(Some(queue())));
     let (_, refused) = registry.register_stack(&stack);
     assert!(refused.is_empty());
     assert!(registry.contains("action_purge"));
-    assert_eq!(registry.definition("action_purge").unwrap().requires_confirmation, Some(true));
+    assert_eq!(
+        registry
+            .definition("action_purge")
+            .unwrap()
+            .requires_confirmation,
+        Some(true)
+    );
 }

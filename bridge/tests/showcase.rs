@@ -2,6 +2,8 @@
 //! warnings (`tests/data/showcase.json`): its definitions and each
 //! projection are pinned by snapshots.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema, map};

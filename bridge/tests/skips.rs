@@ -3,6 +3,8 @@
 //! `task`, materialised with the case's wiring (`none`, `all`, `static` for
 //! no wiring context, or an object of flags) and host tool names.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use objectstack_bridge::materialise::{SkipCode, Wiring, materialise};
@@ -27,12 +29,13 @@ fn wiring(spec: &Value) -> Option<Wiring> {
 
 #[test]
 fn skip_cases() {
-    let cases: Vec<Value> =
-        serde_json::from_str(include_str!("data/skip_cases.json")).unwrap();
+    let cases: Vec<Value> = serde_json::from_str(include_str!("data/skip_cases.json")).unwrap();
     let mut seen = Vec::new();
     for case in &cases {
         let name = case["case"].as_str().unwrap();
-        let stack = common::map(json!({"objects": [{"name": "task", "actions": [case["action"].clone()]}]}));
+        let stack = common::map(
+            json!({"objects": [{"name": "task", "actions": [case["action"].clone()]}]}),
+        );
         let host: Vec<&str> = case["host"]
             .as_array()
             .map(|h| h.iter().filter_map(Value::as_str).collect())

@@ -1,9 +1,13 @@
 //! The todo example behaves as ADR-0011 Phase 2 says, and its definitions
 //! and projections are pinned by snapshots.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
-use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema, todo_stack};
+use common::{
+    check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema, todo_stack,
+};
 use objectstack_bridge::materialise::{Materialised, SkipCode, Wiring, materialise};
 use objectstack_bridge::projection::{anthropic, mcp, openai};
 use serde_json::Value;
@@ -21,7 +25,10 @@ fn names(m: &Materialised<'_>) -> Vec<String> {
 }
 
 fn skipped(m: &Materialised<'_>) -> Vec<(String, SkipCode)> {
-    m.skipped.iter().map(|s| (s.action.clone(), s.code)).collect()
+    m.skipped
+        .iter()
+        .map(|s| (s.action.clone(), s.code))
+        .collect()
 }
 
 #[test]
@@ -34,11 +41,18 @@ fn phase_2_without_the_approval_queue() {
         [
             ("defer_task".to_owned(), SkipCode::NotExposed),
             ("set_reminder".to_owned(), SkipCode::NotExposed),
-            ("delete_completed".to_owned(), SkipCode::RequiresConfirmation),
+            (
+                "delete_completed".to_owned(),
+                SkipCode::RequiresConfirmation
+            ),
         ]
     );
     assert!(m.warnings.is_empty());
-    assert!(m.registered.iter().all(|r| r.definition.requires_confirmation == Some(false)));
+    assert!(
+        m.registered
+            .iter()
+            .all(|r| r.definition.requires_confirmation == Some(false))
+    );
     insta::assert_json_snapshot!("todo_without_approval", m);
 }
 

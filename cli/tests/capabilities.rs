@@ -1,5 +1,7 @@
 //! `objectstack-ai capabilities`: formats, `--agent`, exit codes.
 
+#![allow(clippy::unwrap_used)] // test helpers
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

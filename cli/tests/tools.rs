@@ -1,5 +1,7 @@
 //! `objectstack-ai tools`: wiring flags, formats, exit codes.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -84,7 +86,10 @@ fn todo_with_nothing_wired() {
         ]
     );
     let s = v["skipped"][2].as_object().unwrap();
-    assert_eq!(s.keys().collect::<Vec<_>>(), ["action", "object", "code", "reason"]);
+    assert_eq!(
+        s.keys().collect::<Vec<_>>(),
+        ["action", "object", "code", "reason"]
+    );
     assert_eq!(s["object"], "todo_task");
     assert_eq!(v["warnings"], json!([]));
 }
@@ -103,7 +108,10 @@ fn todo_with_the_approval_queue() {
     assert_eq!(delete["requiresConfirmation"], true);
     assert_eq!(
         skipped(&v),
-        [("defer_task", "not_exposed"), ("set_reminder", "not_exposed")]
+        [
+            ("defer_task", "not_exposed"),
+            ("set_reminder", "not_exposed")
+        ]
     );
 }
 
@@ -129,14 +137,21 @@ fn wiring_flags() {
     let file = file.to_str().unwrap();
     let v = stdout_json(&run(&[file]));
     assert_eq!(registered(&v), ["action_wipe"]);
-    assert_eq!(skipped(&v), [("sync", "no_api_client"), ("score", "no_automation")]);
+    assert_eq!(
+        skipped(&v),
+        [("sync", "no_api_client"), ("score", "no_automation")]
+    );
     assert_eq!(v["warnings"][0]["code"], "destructive_unattended");
 
     let v = stdout_json(&run(&[file, "--automation"]));
     assert_eq!(registered(&v), ["action_score", "action_wipe"]);
     let v = stdout_json(&run(&[file, "--api"]));
     assert_eq!(registered(&v), ["action_sync", "action_wipe"]);
-    let v = stdout_json(&run(&[file, "--api-base-url", "https://api.example.com/v1"]));
+    let v = stdout_json(&run(&[
+        file,
+        "--api-base-url",
+        "https://api.example.com/v1",
+    ]));
     assert_eq!(registered(&v), ["action_sync", "action_wipe"]);
 }
 
@@ -152,7 +167,10 @@ fn projection_formats() {
     assert_eq!(v.as_array().unwrap().len(), 5);
     assert_eq!(v[0]["type"], "function");
     assert_eq!(v[0]["function"]["strict"], true);
-    assert_eq!(v[0]["function"]["parameters"]["required"], json!(["recordId"]));
+    assert_eq!(
+        v[0]["function"]["parameters"]["required"],
+        json!(["recordId"])
+    );
 
     let v = stdout_json(&run(&[TODO, "--format", "anthropic"]));
     assert_eq!(v[0]["input_schema"]["type"], "object");
@@ -175,7 +193,10 @@ fn projection_notes_go_to_stderr() {
 
 #[test]
 fn junk_shapes_are_not_failures() {
-    let file = temp_stack("junk.json", r#"{"objects": 5, "actions": [null, 3, {"name": 1}]}"#);
+    let file = temp_stack(
+        "junk.json",
+        r#"{"objects": 5, "actions": [null, 3, {"name": 1}]}"#,
+    );
     let v = stdout_json(&run(&[file.to_str().unwrap()]));
     assert_eq!(registered(&v).len(), 0);
     assert_eq!(skipped(&v), [("#0", "not_exposed")]);

@@ -151,7 +151,7 @@ impl FamilyReport {
                     "stop registering `{name}`: the stack declares no action `{action}` (or give the check the stack the runtime serves)"
                 ),
                 UnexpectedReason::DoesNotMaterialise(skip) => format!(
-                    "stop registering `{name}`: action `{action}` ({at}) does not materialise ({skip}); the runtime must decide with the same predicate as the lint (objectstack_spec::materialise::static_skip)"
+                    "stop registering `{name}`: action `{action}` ({at}) does not materialise, and the runtime must decide with the same predicate as the lint (objectstack_spec::materialise::static_skip); the action's fault: {skip}"
                 ),
                 UnexpectedReason::NeedsApproval(because) => format!(
                     "stop registering `{name}` while the approval queue is not wired: action `{action}` ({at}) needs confirmation (`{because}`) and would run unattended; or wire the queue and check with approval"

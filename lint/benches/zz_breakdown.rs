@@ -1,28 +1,31 @@
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use objectstack_lint::synth::{SynthConfig, names_and_references};
 use objectstack_lint::universe::Universe;
+fn min_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (T, Duration) {
+    let mut best = Duration::MAX; let mut out = None;
+    for _ in 0..reps { let t = Instant::now(); let o = f(); best = best.min(t.elapsed()); out = Some(o); }
+    (out.unwrap(), best)
+}
 fn main() {
     let (names, refs) = names_and_references(&SynthConfig { references: 1_000_000, miss_percent: 5.0, ..SynthConfig::default() });
-    let t = Instant::now();
-    let u = Universe::new(names.clone());
-    println!("new {:?}", t.elapsed());
-    let t = Instant::now();
-    let c = refs.iter().filter(|r| !r.ends_with('*') && u.contains(r)).count();
-    println!("contains {c} {:?}", t.elapsed());
-    let t = Instant::now();
-    u.matches_prefix("x");
-    println!("sort {:?}", t.elapsed());
-    let t = Instant::now();
-    let c = refs.iter().filter_map(|r| r.strip_suffix('*')).filter(|p| u.matches_prefix(p)).count();
-    println!("wild {c} {:?}", t.elapsed());
+    let (u, d) = min_of(5, || Universe::new(names.clone()));
+    println!("new {d:?}");
+    let set: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+    let (c, d) = min_of(7, || refs.iter().filter(|r| !r.ends_with('*') && set.contains(r.as_str())).count());
+    println!("std hashset {c} {d:?}");
+    let (c, d) = min_of(7, || refs.iter().filter(|r| !r.ends_with('*') && u.contains(r)).count());
+    println!("contains {c} {d:?}");
+    let (_, d) = min_of(5, || { let u = Universe::new(names.clone()); let t = Instant::now(); u.matches_prefix("x"); t.elapsed() });
+    println!("sort+new {d:?}");
+    let (c, d) = min_of(5, || refs.iter().filter_map(|r| r.strip_suffix('*')).filter(|p| u.matches_prefix(p)).count());
+    println!("wild {c} {d:?}");
+    let (_, d) = min_of(3, || { let u = Universe::new(names.clone()); u.matches_prefix("x"); let t = Instant::now(); u.suggest("zzzz"); t.elapsed() });
+    println!("index build (after new+sort) {d:?}");
     u.suggest("zzzz");
     let misses: Vec<&String> = refs.iter().filter(|r| !r.ends_with('*') && !u.contains(r)).collect();
     let (words, typos): (Vec<&String>, Vec<&String>) = misses.iter().partition(|m| !m.contains('_'));
     for (label, set) in [("words", &words), ("typos", &typos)] {
-        let t = Instant::now();
-        let c = set.iter().filter(|r| u.suggest(r).is_some()).count();
-        println!("{label} {} -> {c} {:?} per {:?}", set.len(), t.elapsed(), t.elapsed() / set.len() as u32);
+        let (c, d) = min_of(3, || set.iter().filter(|r| u.suggest(r).is_some()).count());
+        println!("{label} {} -> {c} {d:?} per {:?}", set.len(), d / set.len() as u32);
     }
-    for r in typos.iter().take(8) { println!("{r} -> {:?}", u.suggest(r)); }
-    for r in words.iter().take(3) { println!("{r} -> {:?}", u.suggest(r)); }
 }

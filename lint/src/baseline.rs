@@ -63,7 +63,9 @@ pub enum BaselineError {
     #[error("not a baseline file ({0}); write one with `--write-baseline FILE`")]
     Malformed(String),
     /// Written by another format version.
-    #[error("baseline version {0} is not supported (expected {BASELINE_VERSION}); rewrite it with `--write-baseline FILE`")]
+    #[error(
+        "baseline version {0} is not supported (expected {BASELINE_VERSION}); rewrite it with `--write-baseline FILE`"
+    )]
     Version(u32),
 }
 
@@ -126,11 +128,11 @@ impl Baseline {
             }
         }
         for entry in &self.entries {
-            if let Some(n) = remaining.get_mut(entry) {
-                if *n > 0 {
-                    *n -= 1;
-                    out.gone.push(entry.clone());
-                }
+            if let Some(n) = remaining.get_mut(entry)
+                && *n > 0
+            {
+                *n -= 1;
+                out.gone.push(entry.clone());
             }
         }
         out

@@ -234,9 +234,13 @@ mod tests {
         .unwrap();
         assert_eq!(c.level(UNRESOLVED), Some(Level::Deny));
         assert_eq!(c.level(WARNINGS), Some(Level::Allow));
-        let err = Config::parse("[rules]\nai-skill-tool-unresolve = \"deny\"\n", "x.toml")
-            .unwrap_err();
-        assert!(err.to_string().contains("did you mean `ai-skill-tool-unresolved`"), "{err}");
+        let err =
+            Config::parse("[rules]\nai-skill-tool-unresolve = \"deny\"\n", "x.toml").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("did you mean `ai-skill-tool-unresolved`"),
+            "{err}"
+        );
         assert!(Config::parse("[rules]\nai-tool-record-inert = \"off\"\n", "x.toml").is_err());
         assert!(Config::parse("rules = 3", "x.toml").is_err());
         assert!(Config::parse("other = 1", "x.toml").is_err());
@@ -257,11 +261,19 @@ mod tests {
         c.set(SHADOWS, Level::Warn).unwrap();
         let out = c.apply(all());
         let got: Vec<_> = out.iter().map(|f| (f.rule.as_str(), f.severity)).collect();
-        assert_eq!(got, [(UNRESOLVED, Severity::Error), (SHADOWS, Severity::Warning)]);
+        assert_eq!(
+            got,
+            [(UNRESOLVED, Severity::Error), (SHADOWS, Severity::Warning)]
+        );
 
         let mut deny_warnings = Config::default();
         deny_warnings.set(WARNINGS, Level::Deny).unwrap();
-        assert!(deny_warnings.apply(all()).iter().all(|f| f.severity == Severity::Error));
+        assert!(
+            deny_warnings
+                .apply(all())
+                .iter()
+                .all(|f| f.severity == Severity::Error)
+        );
         let mut allow_warnings = Config::default();
         allow_warnings.set(WARNINGS, Level::Allow).unwrap();
         assert_eq!(allow_warnings.apply(all()).len(), 1);
@@ -284,7 +296,10 @@ mod tests {
         std::fs::create_dir_all(&nested).unwrap();
         std::fs::write(dir.join(CONFIG_FILE_NAME), "[rules]\n").unwrap();
         let found = Config::discover(&nested.join("stack.json")).unwrap();
-        assert_eq!(found, std::fs::canonicalize(&dir).unwrap().join(CONFIG_FILE_NAME));
+        assert_eq!(
+            found,
+            std::fs::canonicalize(&dir).unwrap().join(CONFIG_FILE_NAME)
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -54,6 +54,8 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
     for (i, source) in sources.iter().enumerate() {
         hits.extend(crate::validation::hits(i, source.root));
     }
+    let files: Vec<&str> = sources.iter().map(|s| s.file).collect();
+    hits.extend(crate::validation::compose_hits(&files, &roots));
     locate(sources, hits)
 }
 
@@ -69,8 +71,24 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
     for (source, hits) in sources.iter().zip(by_source) {
         let mut located: Vec<Finding> = match source.text {
             Some(text) => {
+                let index = SourceIndex::new(text);
                 let anchors: Vec<JsonPath> = hits.iter().map(|h| h.anchor.clone()).collect();
-                let spans = locate_with_fallback(&SourceIndex::new(text), anchors);
+                let mut spans = locate_with_fallback(&index, anchors);
+                let keyed: Vec<usize> = (0..hits.len())
+                    .filter(|&i| hits.get(i).is_some_and(|h| h.anchor_key))
+                    .collect();
+                if !keyed.is_empty() {
+                    let paths: Vec<JsonPath> = keyed
+                        .iter()
+                        .filter_map(|&i| hits.get(i))
+                        .map(|h| h.anchor.clone())
+                        .collect();
+                    for (&i, span) in keyed.iter().zip(index.locate_keys_many(&paths)) {
+                        if let (Some(slot), Some(span)) = (spans.get_mut(i), span) {
+                            *slot = Some(span);
+                        }
+                    }
+                }
                 hits.into_iter()
                     .zip(spans)
                     .map(|(hit, span)| {
@@ -167,7 +185,11 @@ mod tests {
         let b = json!({"actions": [{"name": "close", "type": "script", "target": "t",
             "ai": {"exposed": true, "description": "Close the case the user is looking at now."}}]});
         let (a, b) = (a.as_object().unwrap(), b.as_object().unwrap());
-        let src = |file, root| Source { file, text: None, root };
+        let src = |file, root| Source {
+            file,
+            text: None,
+            root,
+        };
         let alone = lint(&src("a.json", a));
         let unresolved = |fs: &[Finding]| {
             fs.iter()

@@ -151,7 +151,21 @@ mod tests {
             suggestion: None,
             location: None,
         };
-        let s = Summary::of(&[f(Severity::Error), f(Severity::Warning), f(Severity::Warning)], 2);
-        assert_eq!(s, Summary { errors: 1, warnings: 2, files: 2 });
+        let s = Summary::of(
+            &[
+                f(Severity::Error),
+                f(Severity::Warning),
+                f(Severity::Warning),
+            ],
+            2,
+        );
+        assert_eq!(
+            s,
+            Summary {
+                errors: 1,
+                warnings: 2,
+                files: 2
+            }
+        );
     }
 }

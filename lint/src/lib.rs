@@ -14,7 +14,7 @@
 //! ```
 //! use objectstack_lint::{Source, lint};
 //!
-//! let text = r#"{"skills": [{"name": "triage", "tools": ["query_records", "triage_case"]}]}"#;
+//! let text = r#"{"skills": [{"name": "triage", "label": "Triage", "tools": ["query_records", "triage_case"]}]}"#;
 //! let root = objectstack_spec::parse::parse_document(text.as_bytes()).unwrap();
 //! let findings = lint(&Source { file: "stack.json", text: Some(text), root: &root });
 //! assert_eq!(findings.len(), 1);
@@ -43,9 +43,9 @@
 //!       "location": {
 //!         "file": "examples/hotcrm-skills.json",
 //!         "line": 5,
-//!         "column": 81,
-//!         "byteStart": 392,
-//!         "byteEnd": 405
+//!         "column": 64,
+//!         "byteStart": 313,
+//!         "byteEnd": 326
 //!       }
 //!     }
 //!   ],
@@ -106,6 +106,15 @@ pub fn rule_ids() -> Vec<&'static str> {
     let mut ids: Vec<&'static str> = rules::RULES.iter().map(|r| r.id()).collect();
     ids.extend(validation::ids());
     ids
+}
+
+/// The default severity, one-line summary and documentation (Markdown) of
+/// a lint rule or a `spec` validation id.
+pub fn documentation(id: &str) -> Option<(Severity, String, String)> {
+    match rules::find(id) {
+        Some(rule) => Some((rule.default_severity(), rule.summary(), rule.doc())),
+        None => validation::describe(id),
+    }
 }
 
 /// The known id nearest to `id`, for "did you mean" messages.

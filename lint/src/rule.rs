@@ -55,9 +55,14 @@ impl Rule {
             .to_owned()
     }
 
-    /// The first line of the documentation.
-    pub fn summary(&self) -> &'static str {
-        self.doc.lines().next().map_or("", str::trim)
+    /// The first paragraph of the documentation, on one line.
+    pub fn summary(&self) -> String {
+        self.doc
+            .lines()
+            .map(str::trim)
+            .take_while(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -89,6 +94,8 @@ pub(crate) struct Hit {
     pub(crate) source: usize,
     /// Raw path of the value to point at (located later).
     pub(crate) anchor: JsonPath,
+    /// Point at the key of the anchor's last segment, not its value.
+    pub(crate) anchor_key: bool,
     /// The finding (severity is the rule's default until configured).
     pub(crate) finding: Finding,
 }
@@ -112,6 +119,7 @@ impl Report<'_> {
         Hit {
             source: self.source,
             anchor: self.anchor,
+            anchor_key: false,
             finding: Finding {
                 rule: self.rule.id.to_owned(),
                 severity: self.rule.default_severity,
@@ -151,7 +159,13 @@ impl<'s, 'a> Context<'s, 'a> {
         let mut names: Vec<String> = objectstack_registry::all_names()
             .map(str::to_owned)
             .collect();
-        names.extend(stack.tools.iter().filter_map(|t| t.name()).map(str::to_owned));
+        names.extend(
+            stack
+                .tools
+                .iter()
+                .filter_map(|t| t.name())
+                .map(str::to_owned),
+        );
         let mut actions_by_name: HashMap<&'s str, Vec<usize>> = HashMap::new();
         let mut unexposed = HashSet::new();
         for (i, action) in stack.actions.iter().enumerate() {

@@ -120,14 +120,14 @@ impl<'a> Stack<'a> {
             stack.tools.extend(collection(source, root, "tools"));
             stack.agents.extend(collection(source, root, "agents"));
             stack.flows.extend(collection(source, root, "flows"));
-            stack
-                .actions
-                .extend(collection(source, root, "actions").into_iter().map(|entry| {
-                    ActionEntry {
+            stack.actions.extend(
+                collection(source, root, "actions")
+                    .into_iter()
+                    .map(|entry| ActionEntry {
                         entry,
                         object: None,
-                    }
-                }));
+                    }),
+            );
         }
         stack.stack_actions = stack.actions.len();
         for (source, root) in roots.iter().enumerate() {
@@ -217,7 +217,9 @@ mod tests {
 
     #[test]
     fn composition_keeps_per_file_paths() {
-        let a = doc(json!({"actions": [{"name": "x"}], "objects": [{"name": "o", "actions": [{"name": "y"}]}]}));
+        let a = doc(
+            json!({"actions": [{"name": "x"}], "objects": [{"name": "o", "actions": [{"name": "y"}]}]}),
+        );
         let b = doc(json!({"actions": [{"name": "z"}]}));
         let s = Stack::new(&[&a, &b]);
         let names: Vec<_> = s.actions.iter().filter_map(|a| a.entry.name()).collect();

@@ -66,20 +66,99 @@ const ACTIONS_PER_OBJECT: usize = 50;
 const REFERENCES_PER_SKILL: usize = 20;
 
 const VERBS: [&str; ACTIONS_PER_OBJECT] = [
-    "approve", "archive", "assign", "audit", "book", "cancel", "clone", "close", "complete",
-    "confirm", "convert", "deactivate", "defer", "delegate", "dispatch", "duplicate", "enrich",
-    "escalate", "export", "flag", "forecast", "freeze", "import", "invoice", "link", "lock",
-    "merge", "notify", "pause", "publish", "qualify", "reassign", "recalculate", "reject",
-    "release", "renew", "reopen", "reschedule", "resolve", "restore", "resume", "review",
-    "schedule", "share", "start", "submit", "suspend", "sync", "transfer", "verify",
+    "approve",
+    "archive",
+    "assign",
+    "audit",
+    "book",
+    "cancel",
+    "clone",
+    "close",
+    "complete",
+    "confirm",
+    "convert",
+    "deactivate",
+    "defer",
+    "delegate",
+    "dispatch",
+    "duplicate",
+    "enrich",
+    "escalate",
+    "export",
+    "flag",
+    "forecast",
+    "freeze",
+    "import",
+    "invoice",
+    "link",
+    "lock",
+    "merge",
+    "notify",
+    "pause",
+    "publish",
+    "qualify",
+    "reassign",
+    "recalculate",
+    "reject",
+    "release",
+    "renew",
+    "reopen",
+    "reschedule",
+    "resolve",
+    "restore",
+    "resume",
+    "review",
+    "schedule",
+    "share",
+    "start",
+    "submit",
+    "suspend",
+    "sync",
+    "transfer",
+    "verify",
 ];
 
 const NOUNS: [&str; 40] = [
-    "account", "asset", "booking", "campaign", "case", "contact", "contract", "coupon",
-    "customer", "deal", "delivery", "document", "employee", "event", "expense", "invoice",
-    "issue", "lead", "license", "meeting", "milestone", "opportunity", "order", "partner",
-    "payment", "policy", "product", "project", "quote", "refund", "renewal", "request",
-    "shipment", "subscription", "supplier", "task", "territory", "ticket", "vendor", "warranty",
+    "account",
+    "asset",
+    "booking",
+    "campaign",
+    "case",
+    "contact",
+    "contract",
+    "coupon",
+    "customer",
+    "deal",
+    "delivery",
+    "document",
+    "employee",
+    "event",
+    "expense",
+    "invoice",
+    "issue",
+    "lead",
+    "license",
+    "meeting",
+    "milestone",
+    "opportunity",
+    "order",
+    "partner",
+    "payment",
+    "policy",
+    "product",
+    "project",
+    "quote",
+    "refund",
+    "renewal",
+    "request",
+    "shipment",
+    "subscription",
+    "supplier",
+    "task",
+    "territory",
+    "ticket",
+    "vendor",
+    "warranty",
 ];
 
 /// SplitMix64 (Steele, Lea and Flood): small, fast and good enough here.
@@ -225,7 +304,11 @@ impl Model {
             tool_name(&self.actions[self.tools[rng.below(self.tools.len())]])
         } else {
             let action = &self.actions[rng.below(self.actions.len())];
-            format!("{}{}", objectstack_registry::ACTION_PREFIX, action_name(action))
+            format!(
+                "{}{}",
+                objectstack_registry::ACTION_PREFIX,
+                action_name(action)
+            )
         }
     }
 
@@ -316,7 +399,9 @@ impl Model {
             if s > 0 {
                 out.push(',');
             }
-            out.push_str(&format!("{{\"name\":\"skill_{s}\",\"label\":\"Skill {s}\",\"tools\":["));
+            out.push_str(&format!(
+                "{{\"name\":\"skill_{s}\",\"label\":\"Skill {s}\",\"tools\":["
+            ));
             for (t, reference) in refs.iter().enumerate() {
                 if t > 0 {
                     out.push(',');
@@ -337,6 +422,8 @@ fn write_action(out: &mut String, action: &Action, noun: &str) {
     push_str(out, &format!("{} {}", title(action.verb), title(noun)));
     out.push_str(",\"type\":\"script\",\"target\":");
     push_str(out, &camel(&name));
+    out.push_str(",\"locations\":[\"record_header\",\"list_item\"],\"successMessage\":");
+    push_str(out, &format!("{}: {} done.", title(noun), action.verb));
     out.push_str(",\"ai\":{\"exposed\":true,\"description\":");
     push_str(
         out,
@@ -399,11 +486,19 @@ mod tests {
         let stack: Value = serde_json::from_str(&json).unwrap();
         let objects = stack["objects"].as_array().unwrap();
         assert_eq!(objects.len(), 20);
-        assert!(objects.iter().all(|o| o["actions"].as_array().unwrap().len() == 50));
+        assert!(
+            objects
+                .iter()
+                .all(|o| o["actions"].as_array().unwrap().len() == 50)
+        );
         assert_eq!(stack["tools"].as_array().unwrap().len(), 200);
         let skills = stack["skills"].as_array().unwrap();
         assert_eq!(skills.len(), 500);
-        assert!(skills.iter().all(|s| s["tools"].as_array().unwrap().len() == 20));
+        assert!(
+            skills
+                .iter()
+                .all(|s| s["tools"].as_array().unwrap().len() == 20)
+        );
         let action = &objects[3]["actions"][7];
         assert_eq!(action["ai"]["exposed"], Value::Bool(true));
         assert_eq!(action["type"], "script");

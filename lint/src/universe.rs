@@ -7,31 +7,33 @@
 //! unresolved reference. This module returns exactly the same answer,
 //! ties included, from indexes:
 //!
-//! - **Membership**: an open-addressing hash table over the names' UTF-16
-//!   units (built with the universe; 4 bytes per slot).
+//! - **Membership**: a hash map from name to scan position, built with the
+//!   universe.
 //! - **Wildcards**: binary search over the names sorted by UTF-16 units
-//!   (built on the first wildcard or suggestion).
-//! - **Suggestions** (built on the first suggestion; see [`Universe::suggest`]
-//!   for the scoring):
-//!   - names *inside* the reference: every window of the reference whose
-//!     length is a name length is looked up in the hash table, with a
-//!     rolling hash (cost bounded by reference length × longest name);
+//!   (sorted on the first wildcard or suggestion).
+//! - **Suggestions** (indexes built on the first suggestion; see
+//!   [`Universe::suggest`] for the scoring):
+//!   - a compressed trie of the names, each node knowing the lowest scan
+//!     position and the shortest and longest name below it;
+//!   - names *inside* the reference: a walk down the trie from every
+//!     position of the reference;
 //!   - names *containing* the reference: posting lists of hashed trigrams,
 //!     each sorted by (length, scan position), so the first verified entry
-//!     of the reference's rarest trigram is the best containment candidate;
-//!   - names within the edit-distance bound: a depth-first walk of the
-//!     implicit trie of the sorted names with a banded Levenshtein row per
-//!     depth, pruning a whole subtree as soon as every cell of its row
-//!     exceeds the bound, and deepening the bound one step at a time from
-//!     zero so the first hit is the nearest.
+//!     of the reference's rarest trigram is the best such name;
+//!   - names within the edit-distance bound: a depth-first walk of the trie
+//!     with one banded Levenshtein row per depth, abandoning a subtree as
+//!     soon as no name of its lengths can come within the bound, and
+//!     deepening the bound one step at a time from zero so the first hit
+//!     is the nearest.
 //!
 //! Memory is proportional to the total length of the names. Lengths and
-//! distances count UTF-16 code units, as JavaScript does. A naive
-//! transliteration of upstream, [`nearest`], is kept as the reference the
+//! distances count UTF-16 code units, as JavaScript does. A transliteration
+//! of upstream's linear scan, [`nearest`], is kept as the reference the
 //! indexed answer is tested against (and serves the rules that suggest
-//! over small candidate lists).
+//! over short candidate lists).
 
 use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -46,12 +48,14 @@ pub struct Universe {
     units: Vec<u16>,
     /// Name `i` is `units[starts[i]..starts[i + 1]]`.
     starts: Vec<usize>,
-    /// Hash table of name ids.
-    table: Table,
+    /// Name to id; `None` when ids do not fit in 32 bits (then every
+    /// question is answered by a linear scan).
+    ids: Option<HashMap<Box<str>, u32>>,
     /// Ids sorted by UTF-16 units (lazy).
     sorted: OnceLock<Vec<u32>>,
-    /// The suggestion index (lazy).
-    index: OnceLock<SuggestIndex>,
+    /// The suggestion index (lazy); `None` when the names are too many or
+    /// too long for 32-bit offsets, and suggestions scan linearly.
+    index: OnceLock<Option<SuggestIndex>>,
 }
 
 impl Universe {
@@ -59,54 +63,46 @@ impl Universe {
     /// stack.tools names, then stack-level action tools, then object action
     /// tools; duplicates keep their first position.
     pub fn new(names: Vec<String>) -> Self {
-        let table = Table::with_capacity(names.len());
         let mut universe = Universe {
             names: Vec::with_capacity(names.len()),
             units: Vec::new(),
             starts: vec![0],
-            table,
+            ids: None,
             sorted: OnceLock::new(),
             index: OnceLock::new(),
         };
-        if universe.table.is_linear() {
+        if names.len() >= u32::MAX as usize {
             // More names than 32-bit ids can number: keep them unindexed.
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = HashSet::new();
             universe.names = names
                 .into_iter()
                 .filter(|n| seen.insert(n.clone()))
                 .collect();
             return universe;
         }
+        let mut ids = HashMap::with_capacity(names.len());
         for name in names {
-            let start = universe.units.len();
-            universe.units.extend(name.encode_utf16());
-            let new = universe.units.get(start..).unwrap_or_default();
-            let hash = hash_units(new);
-            let found = universe.table.find(hash, |id| {
-                name_units(&universe.units, &universe.starts, id) == new
-            });
-            match found {
-                Ok(_) => universe.units.truncate(start),
-                Err(slot) => {
-                    let id = universe.names.len();
-                    universe.table.fill(slot, id);
-                    universe.names.push(name);
-                    universe.starts.push(universe.units.len());
-                }
+            if ids.contains_key(name.as_str()) {
+                continue;
             }
+            let Some(id) = id32(universe.names.len()) else {
+                continue;
+            };
+            ids.insert(name.clone().into_boxed_str(), id);
+            universe.units.extend(name.encode_utf16());
+            universe.starts.push(universe.units.len());
+            universe.names.push(name);
         }
+        universe.ids = Some(ids);
         universe
     }
 
     /// Whether `name` is in the universe.
     pub fn contains(&self, name: &str) -> bool {
-        if self.table.is_linear() {
-            return self.names.iter().any(|n| n == name);
+        match &self.ids {
+            Some(ids) => ids.contains_key(name),
+            None => self.names.iter().any(|n| n == name),
         }
-        let hash = name.encode_utf16().fold(SEED, step);
-        self.table
-            .find(hash, |id| self.name(id) == Some(name))
-            .is_ok()
     }
 
     /// true when any name starts with prefix (a wildcard `foo*` resolves
@@ -115,7 +111,7 @@ impl Universe {
         if prefix.is_empty() {
             return !self.names.is_empty();
         }
-        if self.table.is_linear() {
+        if self.ids.is_none() {
             return self.names.iter().any(|n| n.starts_with(prefix));
         }
         let sorted = self.sorted();
@@ -140,7 +136,7 @@ impl Universe {
     /// no name qualifies (or, as upstream's truthiness test has it, when
     /// the winner is the empty string).
     pub fn suggest(&self, reference: &str) -> Option<&str> {
-        if self.table.is_linear() {
+        let Some(ids) = &self.ids else {
             for prefix in objectstack_registry::FAMILY_PREFIXES {
                 let candidate = format!("{prefix}{reference}");
                 if let Some(found) = self.names.iter().find(|n| **n == candidate) {
@@ -148,18 +144,20 @@ impl Universe {
                 }
             }
             return nearest(reference, self.names.iter().map(String::as_str));
-        }
+        };
         for prefix in objectstack_registry::FAMILY_PREFIXES {
-            let candidate: Vec<u16> = prefix.encode_utf16().chain(reference.encode_utf16()).collect();
-            if let Some(id) = self.lookup(hash_units(&candidate), &candidate) {
+            if let Some(&id) = ids.get(format!("{prefix}{reference}").as_str()) {
                 return self.name(id);
             }
         }
-        let query: Vec<u16> = reference.encode_utf16().collect();
         let index = self
             .index
-            .get_or_init(|| SuggestIndex::build(self));
-        let (_, id) = index.best(self, self.sorted(), &query)?;
+            .get_or_init(|| SuggestIndex::build(self, self.sorted()));
+        let Some(index) = index else {
+            return nearest(reference, self.names.iter().map(String::as_str));
+        };
+        let query: Vec<u16> = reference.encode_utf16().collect();
+        let (_, id) = index.best(self, &query)?;
         self.name(id).filter(|n| !n.is_empty())
     }
 
@@ -176,9 +174,10 @@ impl Universe {
         name_units(&self.units, &self.starts, id)
     }
 
-    /// The id of the name spelled `units`, whose hash is `hash`.
-    fn lookup(&self, hash: u64, units: &[u16]) -> Option<u32> {
-        self.table.find(hash, |id| self.units_of(id) == units).ok()
+    /// The id of the name spelled `units`.
+    fn lookup(&self, units: &[u16]) -> Option<u32> {
+        let name = String::from_utf16(units).ok()?;
+        self.ids.as_ref()?.get(name.as_str()).copied()
     }
 
     fn sorted(&self) -> &[u32] {
@@ -235,20 +234,7 @@ pub(crate) fn nearest<'c>(
 }
 
 // ---------------------------------------------------------------------------
-// Hashing
-
-const SEED: u64 = 0x243f_6a88_85a3_08d3;
-const MULTIPLIER: u64 = 0x517c_c1b7_2722_0a95;
-
-/// One step of the (incremental) hash of a unit sequence: the hash of a
-/// sequence extended by `unit` is `step(hash(sequence), unit)`.
-fn step(hash: u64, unit: u16) -> u64 {
-    (hash.rotate_left(5) ^ u64::from(unit)).wrapping_mul(MULTIPLIER)
-}
-
-fn hash_units(units: &[u16]) -> u64 {
-    units.iter().copied().fold(SEED, step)
-}
+// Helpers
 
 fn id32(id: usize) -> Option<u32> {
     u32::try_from(id).ok()
@@ -259,63 +245,6 @@ fn name_units<'u>(units: &'u [u16], starts: &[usize], id: u32) -> &'u [u16] {
     match (starts.get(id), starts.get(id + 1)) {
         (Some(&a), Some(&b)) => units.get(a..b).unwrap_or_default(),
         _ => &[],
-    }
-}
-
-/// Open addressing with linear probing; a slot holds `id + 1`, 0 is empty.
-#[derive(Clone)]
-struct Table {
-    slots: Vec<u32>,
-    /// `64 - log2(slots.len())`: the slot of a hash is its top bits.
-    shift: u32,
-}
-
-impl Table {
-    /// A table for up to `n` names at load factor at most 1/2, or an empty
-    /// ("linear") table when `n` ids do not fit in 32 bits.
-    fn with_capacity(n: usize) -> Self {
-        if n >= u32::MAX as usize {
-            return Table {
-                slots: Vec::new(),
-                shift: 0,
-            };
-        }
-        let bits = (n.max(4) * 2).next_power_of_two().trailing_zeros();
-        Table {
-            slots: vec![0; 1 << bits],
-            shift: 64 - bits,
-        }
-    }
-
-    fn is_linear(&self) -> bool {
-        self.slots.is_empty()
-    }
-
-    /// `Ok(id)` of the entry that `is` accepts along the probe sequence of
-    /// `hash`, else `Err(empty slot)`.
-    fn find(&self, hash: u64, is: impl Fn(u32) -> bool) -> Result<u32, usize> {
-        let mask = self.slots.len().wrapping_sub(1);
-        let mut slot = (hash >> self.shift) as usize & mask;
-        // The load factor keeps an empty slot, so this loop ends; the bound
-        // is a guard against a logic error, not a limit ever reached.
-        for _ in 0..self.slots.len() {
-            match self.slots.get(slot) {
-                Some(0) | None => return Err(slot),
-                Some(&v) => {
-                    if is(v - 1) {
-                        return Ok(v - 1);
-                    }
-                }
-            }
-            slot = (slot + 1) & mask;
-        }
-        Err(usize::MAX)
-    }
-
-    fn fill(&mut self, slot: usize, id: usize) {
-        if let (Some(cell), Some(v)) = (self.slots.get_mut(slot), id32(id + 1)) {
-            *cell = v;
-        }
     }
 }
 
@@ -334,111 +263,97 @@ fn better(a: Option<Scored>, b: Option<Scored>) -> Option<Scored> {
     }
 }
 
+/// "No name" in [`Node::terminal`].
+const NONE: u32 = u32::MAX;
+
 /// Cells above this many make one edit-distance walk fall back to a linear
 /// scan (only for pathologically long references and names).
 const MAX_BAND_CELLS: usize = 1 << 22;
 
 #[derive(Clone)]
 struct SuggestIndex {
-    /// Length (UTF-16 units) of the longest name.
-    max_len: usize,
+    trie: Vec<Node>,
     /// `has_len[l]`: some name is `l` units long.
     has_len: Vec<bool>,
-    /// The empty name's id, if the universe has one.
-    empty: Option<u32>,
     /// Ids ordered by (length, id): a name's *rank* is its position here.
     rank_to_id: Vec<u32>,
     /// Length of the name of each rank (ascending).
-    rank_len: Vec<usize>,
+    rank_len: Vec<u32>,
     /// `64 - log2(bucket count)` for trigram hashes.
     bucket_shift: u32,
     /// Postings of bucket `b` are `postings[bucket_starts[b]..bucket_starts[b + 1]]`.
-    bucket_starts: Vec<usize>,
+    bucket_starts: Vec<u32>,
     /// Ranks, ascending within each bucket, one per (bucket, name).
     postings: Vec<u32>,
 }
 
+/// A node of the compressed trie of the names.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    /// The edge label is `units[label..label + label_len]` (in the
+    /// universe's buffer, inside one of the names below).
+    label: u32,
+    label_len: u32,
+    /// Prefix length at the end of the label.
+    depth: u32,
+    /// Children are `trie[first_child..first_child + children]`, ascending
+    /// by the first unit of their labels.
+    first_child: u32,
+    children: u32,
+    /// The name spelled by the path to here, or [`NONE`].
+    terminal: u32,
+    /// Lowest id, and shortest and longest name length, in the subtree.
+    min_id: u32,
+    min_len: u32,
+    max_len: u32,
+}
+
 impl SuggestIndex {
-    fn build(universe: &Universe) -> Self {
+    /// `None` when an offset does not fit in 32 bits.
+    fn build(universe: &Universe, sorted: &[u32]) -> Option<Self> {
+        id32(universe.units.len())?;
         let n = universe.names.len();
         let mut lens = Vec::with_capacity(n);
         let mut max_len = 0;
         for id in (0..n).filter_map(id32) {
             let len = universe.units_of(id).len();
             max_len = max_len.max(len);
-            lens.push((len, id));
+            lens.push((id32(len)?, id));
         }
         lens.sort_unstable();
         let mut has_len = vec![false; max_len + 1];
-        let mut empty = None;
-        for &(len, id) in &lens {
-            if let Some(slot) = has_len.get_mut(len) {
+        for &(len, _) in &lens {
+            if let Some(slot) = has_len.get_mut(len as usize) {
                 *slot = true;
-            }
-            if len == 0 {
-                empty = Some(id);
             }
         }
         let rank_to_id: Vec<u32> = lens.iter().map(|&(_, id)| id).collect();
-        let rank_len: Vec<usize> = lens.iter().map(|&(len, _)| len).collect();
-
-        let trigrams: usize = rank_len.iter().map(|l| l.saturating_sub(2)).sum();
-        let bits = (trigrams / 16).next_power_of_two().trailing_zeros().clamp(8, 20);
-        let buckets = 1usize << bits;
-        let bucket_shift = 64 - bits;
-        // Two passes, counting then filling; `last` drops a name's repeats
-        // of a bucket, which are adjacent because ranks arrive in order.
-        let mut counts = vec![0usize; buckets + 1];
-        let mut last = vec![u32::MAX; buckets];
-        for (rank, &id) in rank_to_id.iter().enumerate() {
-            let Some(rank) = id32(rank) else { continue };
-            for bucket in trigram_buckets(universe.units_of(id), bucket_shift) {
-                if let (Some(l), Some(c)) = (last.get_mut(bucket), counts.get_mut(bucket + 1)) {
-                    if *l != rank {
-                        *l = rank;
-                        *c += 1;
-                    }
-                }
-            }
-        }
-        for b in 0..buckets {
-            let prev = counts.get(b).copied().unwrap_or(0);
-            if let Some(c) = counts.get_mut(b + 1) {
-                *c += prev;
-            }
-        }
-        let bucket_starts = counts.clone();
-        let mut fill = counts;
-        let mut postings = vec![0u32; bucket_starts.last().copied().unwrap_or(0)];
-        last.fill(u32::MAX);
-        for (rank, &id) in rank_to_id.iter().enumerate() {
-            let Some(rank) = id32(rank) else { continue };
-            for bucket in trigram_buckets(universe.units_of(id), bucket_shift) {
-                if let (Some(l), Some(at)) = (last.get_mut(bucket), fill.get_mut(bucket)) {
-                    if *l != rank {
-                        *l = rank;
-                        if let Some(p) = postings.get_mut(*at) {
-                            *p = rank;
-                        }
-                        *at += 1;
-                    }
-                }
-            }
-        }
-        SuggestIndex {
-            max_len,
+        let rank_len: Vec<u32> = lens.iter().map(|&(len, _)| len).collect();
+        let (bucket_shift, bucket_starts, postings) = trigram_postings(universe, &rank_to_id)?;
+        Some(SuggestIndex {
+            trie: build_trie(universe, sorted)?,
             has_len,
-            empty,
             rank_to_id,
             rank_len,
             bucket_shift,
             bucket_starts,
             postings,
-        }
+        })
+    }
+
+    fn node(&self, index: u32) -> Option<&Node> {
+        self.trie.get(index as usize)
+    }
+
+    fn children(&self, node: &Node) -> &[Node] {
+        let first = node.first_child as usize;
+        self.trie
+            .get(first..first + node.children as usize)
+            .unwrap_or_default()
     }
 
     /// The best (score, id) for `query`, as upstream's linear scan finds it.
-    fn best(&self, universe: &Universe, sorted: &[u32], query: &[u16]) -> Option<Scored> {
+    fn best(&self, universe: &Universe, query: &[u16]) -> Option<Scored> {
         let len = query.len();
         let mut best = None;
         if len >= 3 {
@@ -459,31 +374,41 @@ impl SuggestIndex {
             None => bound,
         };
         let edit = self
-            .nearest_edit(universe, sorted, query, limit)
+            .nearest_edit(universe, query, limit)
             .map(|(d, id)| (100 + d, id));
         better(best, edit)
     }
 
-    /// The best name inside the query (scored `len(query) - len(name)`).
+    /// The best name inside the query (scored `len(query) - len(name)`):
+    /// from every start, walk down the trie along the query.
     fn inside(&self, universe: &Universe, query: &[u16]) -> Option<Scored> {
         let len = query.len();
-        let mut best = self.empty.map(|id| (len, id));
+        let mut best = None;
         for start in 0..len {
-            let window = query.get(start..).unwrap_or_default();
-            let mut hash = SEED;
-            for (i, &unit) in window.iter().take(self.max_len).enumerate() {
-                hash = step(hash, unit);
-                let width = i + 1;
-                if !self.has_len.get(width).copied().unwrap_or(false) {
-                    continue;
+            let mut at = start;
+            let mut node = self.node(0);
+            while let Some(n) = node {
+                let label = label_units(universe, n);
+                if !query.get(at..).is_some_and(|rest| rest.starts_with(label)) {
+                    break;
                 }
-                let units = window.get(..width).unwrap_or_default();
-                if let Some(id) = universe.lookup(hash, units) {
-                    best = better(best, Some((len - width, id)));
+                at += label.len();
+                if n.terminal != NONE {
+                    best = better(best, Some((len - (at - start), n.terminal)));
                 }
+                let Some(&unit) = query.get(at) else { break };
+                node = self.child(universe, n, unit);
             }
         }
         best
+    }
+
+    /// The child of `node` whose label starts with `unit`.
+    fn child(&self, universe: &Universe, node: &Node, unit: u16) -> Option<&Node> {
+        let children = self.children(node);
+        let first = |c: &Node| universe.units.get(c.label as usize).copied();
+        let i = children.partition_point(|c| first(c) < Some(unit));
+        children.get(i).filter(|c| first(c) == Some(unit))
     }
 
     /// The best name containing the query (scored `len(name) - len(query)`),
@@ -495,21 +420,26 @@ impl SuggestIndex {
         bound: Option<Scored>,
     ) -> Option<Scored> {
         let len = query.len();
+        let first_unit = *query.first()?;
         // The rarest trigram's bucket: every name containing the query has
         // all its trigrams, so lists only this bucket's names.
         let list = trigram_buckets(query, self.bucket_shift)
             .map(|b| self.bucket(b))
             .min_by_key(|list| list.len())?;
-        let first = list.partition_point(|&rank| self.len_of_rank(rank) < len);
+        let first = list.partition_point(|&rank| (self.len_of_rank(rank) as usize) < len);
         for &rank in list.get(first..).unwrap_or_default() {
-            let score = self.len_of_rank(rank) - len;
+            let score = self.len_of_rank(rank) as usize - len;
             if bound.is_some_and(|(s, _)| score > s) {
                 break;
             }
             let Some(&id) = self.rank_to_id.get(rank as usize) else {
                 continue;
             };
-            if universe.units_of(id).windows(len).any(|w| w == query) {
+            let found = universe
+                .units_of(id)
+                .windows(len)
+                .any(|w| w.first() == Some(&first_unit) && w == query);
+            if found {
                 // Ranks ascend by (length, id): the first hit is the best.
                 return Some((score, id));
             }
@@ -522,44 +452,42 @@ impl SuggestIndex {
             self.bucket_starts.get(bucket),
             self.bucket_starts.get(bucket + 1),
         ) {
-            (Some(&a), Some(&b)) => self.postings.get(a..b).unwrap_or_default(),
+            (Some(&a), Some(&b)) => self
+                .postings
+                .get(a as usize..b as usize)
+                .unwrap_or_default(),
             _ => &[],
         }
     }
 
-    fn len_of_rank(&self, rank: u32) -> usize {
+    fn len_of_rank(&self, rank: u32) -> u32 {
         self.rank_len.get(rank as usize).copied().unwrap_or(0)
     }
 
     fn any_len_within(&self, len: usize, bound: usize) -> bool {
         let lo = len.saturating_sub(bound);
-        let hi = (len + bound).min(self.max_len);
+        let hi = (len + bound).min(self.has_len.len().saturating_sub(1));
         lo <= hi && self.has_len.get(lo..=hi).is_some_and(|s| s.contains(&true))
     }
 
     /// The nearest name at edit distance at most `limit`, as (distance, id)
     /// with the lowest id among the nearest.
-    fn nearest_edit(
-        &self,
-        universe: &Universe,
-        sorted: &[u32],
-        query: &[u16],
-        limit: usize,
-    ) -> Option<Scored> {
-        if let Some(id) = universe.lookup(hash_units(query), query) {
+    fn nearest_edit(&self, universe: &Universe, query: &[u16], limit: usize) -> Option<Scored> {
+        if let Some(id) = universe.lookup(query) {
             return Some((0, id));
         }
+        let max_len = self.has_len.len().saturating_sub(1);
         // Deepen one error at a time: the first bound with a hit holds the
         // nearest names, all at exactly that distance.
         for bound in 1..=limit {
             if !self.any_len_within(query.len(), bound) {
                 continue;
             }
-            let depth = self.max_len.min(query.len() + bound + 1);
+            let depth = max_len.min(query.len() + bound + 1);
             let hit = if (depth + 1).saturating_mul(2 * bound + 1) > MAX_BAND_CELLS {
-                self.scan_within(universe, query, bound)
+                scan_within(universe, query, bound)
             } else {
-                walk_within(universe, sorted, query, bound, depth)
+                self.walk_within(universe, query, bound, depth)
             };
             if let Some(id) = hit {
                 return Some((bound, id));
@@ -568,108 +496,132 @@ impl SuggestIndex {
         None
     }
 
-    /// Linear fallback of [`walk_within`] for pathological sizes.
-    fn scan_within(&self, universe: &Universe, query: &[u16], bound: usize) -> Option<u32> {
-        (0..universe.names.len()).filter_map(id32).find(|&id| {
-            let units = universe.units_of(id);
-            units.len().abs_diff(query.len()) <= bound && levenshtein_units(query, units) <= bound
-        })
+    /// The lowest id among names within edit distance `bound` of `query`: a
+    /// depth-first walk of the trie keeping one banded Levenshtein row per
+    /// depth. Row `t` holds `D[t][j] = distance(name[..t], query[..j])` for
+    /// `|t - j| <= bound` at offset `j + bound - t`, capped at `bound + 1`.
+    /// A subtree is abandoned when no name of its lengths can finish
+    /// within the bound from any cell of the current row, or when it holds
+    /// no id lower than the best found.
+    fn walk_within(
+        &self,
+        universe: &Universe,
+        query: &[u16],
+        bound: usize,
+        depth: usize,
+    ) -> Option<u32> {
+        let len = query.len();
+        let width = 2 * bound + 1;
+        let cap = id32(bound + 1).unwrap_or(NONE);
+        let mut rows = vec![cap; (depth + 1) * width];
+        for (offset, cell) in rows.iter_mut().take(width).enumerate() {
+            if offset >= bound && offset - bound <= len {
+                *cell = id32(offset - bound).unwrap_or(cap);
+            }
+        }
+        let mut best = NONE;
+        let mut stack = vec![0u32];
+        while let Some(index) = stack.pop() {
+            let Some(node) = self.node(index) else {
+                continue;
+            };
+            if node.min_id >= best {
+                continue;
+            }
+            let start = (node.depth - node.label_len) as usize;
+            let mut alive = true;
+            for (k, &unit) in label_units(universe, node).iter().enumerate() {
+                let t = start + k + 1;
+                if t > depth {
+                    alive = false;
+                    break;
+                }
+                let (head, tail) = rows.split_at_mut(t * width);
+                let prev = head.get((t - 1) * width..).unwrap_or_default();
+                let cur = tail.get_mut(..width).unwrap_or_default();
+                let reach = Reach {
+                    t,
+                    bound,
+                    len,
+                    min_len: node.min_len as usize,
+                    max_len: node.max_len as usize,
+                };
+                if band_row(prev, cur, query, unit, &reach, cap) > bound as u32 {
+                    alive = false;
+                    break;
+                }
+            }
+            if !alive {
+                continue;
+            }
+            let n = node.depth as usize;
+            if node.terminal != NONE && n + bound >= len && n <= len + bound {
+                let cell = rows.get(n * width + (len + bound - n)).copied();
+                if cell.is_some_and(|d| d <= bound as u32) {
+                    best = best.min(node.terminal);
+                }
+            }
+            let first = node.first_child;
+            stack.extend((first..first + node.children).rev());
+        }
+        (best != NONE).then_some(best)
     }
 }
 
-/// The trigram buckets of `units`, one per position (repeats included).
-fn trigram_buckets(units: &[u16], shift: u32) -> impl Iterator<Item = usize> + '_ {
-    units.windows(3).map(move |w| {
-        let hash = w.iter().copied().fold(SEED, step);
-        (hash >> shift) as usize
+/// Linear fallback of [`SuggestIndex::walk_within`] for pathological sizes.
+fn scan_within(universe: &Universe, query: &[u16], bound: usize) -> Option<u32> {
+    (0..universe.names.len()).filter_map(id32).find(|&id| {
+        let units = universe.units_of(id);
+        units.len().abs_diff(query.len()) <= bound && levenshtein_units(query, units) <= bound
     })
 }
 
-/// The lowest id among names within edit distance `bound` of `query`: a
-/// depth-first walk of the implicit trie of `sorted` (ids in UTF-16 order)
-/// keeping one banded Levenshtein row per depth. Row `t` holds
-/// `D[t][j] = distance(name[..t], query[..j])` for `|t - j| <= bound` at
-/// offset `j + bound - t`; cells are capped at `bound + 1`. A row whose
-/// every cell exceeds the bound kills its prefix: every name sharing it is
-/// skipped with one binary search.
-fn walk_within(
-    universe: &Universe,
-    sorted: &[u32],
-    query: &[u16],
-    bound: usize,
-    depth: usize,
-) -> Option<u32> {
-    let len = query.len();
-    let width = 2 * bound + 1;
-    let cap = u32::try_from(bound + 1).unwrap_or(u32::MAX);
-    let mut rows = vec![cap; (depth + 1) * width];
-    for (offset, cell) in rows.iter_mut().take(width).enumerate() {
-        if offset >= bound && offset - bound <= len {
-            *cell = u32::try_from(offset - bound).unwrap_or(cap);
-        }
-    }
-    let mut valid = 0;
-    let mut path: &[u16] = &[];
-    let mut best: Option<u32> = None;
-    let mut i = 0;
-    while let Some(&id) = sorted.get(i) {
-        let name = universe.units_of(id);
-        let shared = path.iter().zip(name).take_while(|(a, b)| a == b).count();
-        let mut t = shared.min(valid);
-        let mut dead = false;
-        while let Some(&unit) = name.get(t) {
-            if t + 1 > depth {
-                dead = true;
-                break;
-            }
-            let (head, tail) = rows.split_at_mut((t + 1) * width);
-            let prev = head.get(t * width..).unwrap_or_default();
-            let cur = tail.get_mut(..width).unwrap_or_default();
-            let min = band_row(prev, cur, query, unit, t + 1, bound, cap);
-            t += 1;
-            if min > bound as u32 {
-                dead = true;
-                break;
-            }
-        }
-        valid = t;
-        path = name;
-        if dead {
-            let prefix = name.get(..t).unwrap_or_default();
-            let rest = sorted.get(i + 1..).unwrap_or_default();
-            i += 1 + rest.partition_point(|&other| universe.units_of(other).starts_with(prefix));
-        } else {
-            let n = name.len();
-            if n + bound >= len && n <= len + bound {
-                let cell = rows.get(n * width + (len + bound - n)).copied();
-                if cell.is_some_and(|d| d <= bound as u32) && best.is_none_or(|b| id < b) {
-                    best = Some(id);
-                }
-            }
-            i += 1;
-        }
-    }
-    best
+fn label_units<'u>(universe: &'u Universe, node: &Node) -> &'u [u16] {
+    let start = node.label as usize;
+    universe
+        .units
+        .get(start..start + node.label_len as usize)
+        .unwrap_or_default()
 }
 
-/// Computes row `t` (for name unit `unit`) from row `t - 1`; returns its
-/// minimum.
+/// What a row of the walk may still reach: it is row `t` of a subtree
+/// whose names are `min_len..=max_len` units long.
+struct Reach {
+    t: usize,
+    bound: usize,
+    len: usize,
+    min_len: usize,
+    max_len: usize,
+}
+
+/// Computes row `t` (for name unit `unit`) from row `t - 1` and returns a
+/// lower bound on the distance of any name of the subtree: the least, over
+/// the row's cells, of the cell plus the length gap left between the rest
+/// of the query and the rest of a name.
 fn band_row(
     prev: &[u32],
     cur: &mut [u32],
     query: &[u16],
     unit: u16,
-    t: usize,
-    bound: usize,
+    reach: &Reach,
     cap: u32,
 ) -> u32 {
-    let mut min = cap;
+    let Reach {
+        t,
+        bound,
+        len,
+        min_len,
+        max_len,
+    } = *reach;
+    let rest_lo = min_len.saturating_sub(t);
+    let rest_hi = max_len.saturating_sub(t);
+    let mut lower = cap;
     let mut left = cap;
     for (offset, cell) in cur.iter_mut().enumerate() {
         let value = match (t + offset).checked_sub(bound) {
             None => cap,
-            Some(j) if j > query.len() => cap,
-            Some(0) => u32::try_from(t).unwrap_or(cap).min(cap),
+            Some(j) if j > len => cap,
+            Some(0) => id32(t).unwrap_or(cap).min(cap),
             Some(j) => {
                 let same = query.get(j - 1) == Some(&unit);
                 let diag = prev.get(offset).copied().unwrap_or(cap) + u32::from(!same);
@@ -679,9 +631,163 @@ fn band_row(
         };
         *cell = value;
         left = value;
-        min = min.min(value);
+        if value < cap {
+            if let Some(j) = (t + offset).checked_sub(bound) {
+                let rest = len - j;
+                let gap = if rest < rest_lo {
+                    rest_lo - rest
+                } else {
+                    rest.saturating_sub(rest_hi)
+                };
+                lower = lower.min(value.saturating_add(id32(gap).unwrap_or(cap)));
+            }
+        }
     }
-    min
+    lower
+}
+
+/// The trigram buckets of `units`, one per position (repeats included).
+fn trigram_buckets(units: &[u16], shift: u32) -> impl Iterator<Item = usize> + '_ {
+    units.windows(3).map(move |w| {
+        // A multiplicative hash; the bucket is its top bits.
+        let hash = w.iter().fold(0x243f_6a88_85a3_08d3_u64, |h, &unit| {
+            (h.rotate_left(5) ^ u64::from(unit)).wrapping_mul(0x517c_c1b7_2722_0a95)
+        });
+        (hash >> shift) as usize
+    })
+}
+
+/// Posting lists of trigram buckets, each listing ranks in ascending order
+/// once: `(shift, bucket starts, postings)`.
+fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec<u32>, Vec<u32>)> {
+    let trigrams: usize = rank_to_id
+        .iter()
+        .map(|&id| universe.units_of(id).len().saturating_sub(2))
+        .sum();
+    id32(trigrams)?;
+    let bits = (trigrams / 16)
+        .next_power_of_two()
+        .trailing_zeros()
+        .clamp(8, 20);
+    let buckets = 1usize << bits;
+    let shift = 64 - bits;
+    // Two passes, counting then filling; `last` drops a name's repeats of
+    // a bucket, which are adjacent because ranks arrive in order.
+    let mut starts = vec![0u32; buckets + 1];
+    let mut last = vec![NONE; buckets];
+    for (rank, &id) in rank_to_id.iter().enumerate() {
+        let rank = id32(rank)?;
+        for bucket in trigram_buckets(universe.units_of(id), shift) {
+            if let (Some(l), Some(c)) = (last.get_mut(bucket), starts.get_mut(bucket + 1)) {
+                if *l != rank {
+                    *l = rank;
+                    *c += 1;
+                }
+            }
+        }
+    }
+    for b in 0..buckets {
+        let prev = starts.get(b).copied().unwrap_or(0);
+        if let Some(c) = starts.get_mut(b + 1) {
+            *c += prev;
+        }
+    }
+    let mut fill = starts.clone();
+    let mut postings = vec![0u32; starts.last().copied().unwrap_or(0) as usize];
+    last.fill(NONE);
+    for (rank, &id) in rank_to_id.iter().enumerate() {
+        let rank = id32(rank)?;
+        for bucket in trigram_buckets(universe.units_of(id), shift) {
+            if let (Some(l), Some(at)) = (last.get_mut(bucket), fill.get_mut(bucket)) {
+                if *l != rank {
+                    *l = rank;
+                    if let Some(p) = postings.get_mut(*at as usize) {
+                        *p = rank;
+                    }
+                    *at += 1;
+                }
+            }
+        }
+    }
+    Some((shift, starts, postings))
+}
+
+/// The compressed trie of the names, from their sorted ids; node 0 is the
+/// root. Built breadth-first with an explicit work list (no recursion, so
+/// long names cannot exhaust the stack); each name is scanned once per
+/// ancestor, so the work is bounded by the total length of the names.
+fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<Vec<Node>> {
+    let mut trie = vec![Node {
+        terminal: NONE,
+        min_id: NONE,
+        min_len: NONE,
+        ..Node::default()
+    }];
+    // (node, lo, hi, d): node covers sorted[lo..hi], which share a prefix of
+    // d units (the depth where the node's label starts).
+    let mut work = vec![(0usize, 0usize, sorted.len(), 0usize)];
+    while let Some((index, lo, hi, d)) = work.pop() {
+        let range = sorted.get(lo..hi).unwrap_or_default();
+        let (Some(&first_id), Some(&last_id)) = (range.first(), range.last()) else {
+            continue;
+        };
+        let first = universe.units_of(first_id);
+        let last = universe.units_of(last_id);
+        let shared = first
+            .iter()
+            .zip(last)
+            .skip(d)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let end = d + shared;
+        let mut rest = range;
+        let mut terminal = NONE;
+        if first.len() == end {
+            terminal = first_id;
+            rest = range.get(1..).unwrap_or_default();
+        }
+        let (mut min_id, mut min_len, mut max_len) = (NONE, usize::MAX, 0);
+        for &id in range {
+            let len = universe.units_of(id).len();
+            min_id = min_id.min(id);
+            min_len = min_len.min(len);
+            max_len = max_len.max(len);
+        }
+        let first_child = trie.len();
+        let mut children = 0u32;
+        let mut k = 0;
+        let unit_at = |id: u32| universe.units_of(id).get(end).copied();
+        while let Some(&id) = rest.get(k) {
+            let unit = unit_at(id);
+            let group = rest
+                .get(k..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|&&other| unit_at(other) == unit)
+                .count();
+            let child_lo = lo + (range.len() - rest.len()) + k;
+            work.push((trie.len(), child_lo, child_lo + group, end));
+            trie.push(Node::default());
+            children += 1;
+            k += group;
+        }
+        let label = universe.starts.get(first_id as usize)? + d;
+        let node = Node {
+            label: id32(label)?,
+            label_len: id32(shared)?,
+            depth: id32(end)?,
+            first_child: id32(first_child)?,
+            children,
+            terminal,
+            min_id,
+            min_len: id32(min_len)?,
+            max_len: id32(max_len)?,
+        };
+        if let Some(slot) = trie.get_mut(index) {
+            *slot = node;
+        }
+    }
+    Some(trie)
 }
 
 #[cfg(test)]
@@ -707,7 +813,11 @@ mod tests {
 
     fn check(names: &[&str], reference: &str, expected: Option<&str>) {
         let universe = u(names);
-        assert_eq!(universe.suggest(reference), expected, "indexed, {reference:?}");
+        assert_eq!(
+            universe.suggest(reference),
+            expected,
+            "indexed, {reference:?}"
+        );
         assert_eq!(
             naive(&universe, reference).as_deref(),
             expected,
@@ -746,7 +856,11 @@ mod tests {
 
     #[test]
     fn family_prefix_comes_first() {
-        check(&["get_record", "action_triage", "triage"], "triage", Some("action_triage"));
+        check(
+            &["get_record", "action_triage", "triage"],
+            "triage",
+            Some("action_triage"),
+        );
     }
 
     #[test]
@@ -854,7 +968,13 @@ mod tests {
         } else {
             names
         });
-        (pick, any::<prop::sample::Index>(), any::<prop::sample::Index>(), word(3), 0..5u8)
+        (
+            pick,
+            any::<prop::sample::Index>(),
+            any::<prop::sample::Index>(),
+            word(3),
+            0..5u8,
+        )
             .prop_map(|(name, a, b, extra, how)| {
                 let chars: Vec<char> = name.chars().collect();
                 let (x, y) = if chars.is_empty() {
@@ -890,10 +1010,7 @@ mod tests {
 
     fn case() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
         prop::collection::vec(name(), 0..40).prop_flat_map(|names| {
-            let refs = prop::collection::vec(
-                prop_oneof![word(14), derived(names.clone())],
-                1..12,
-            );
+            let refs = prop::collection::vec(prop_oneof![word(14), derived(names.clone())], 1..12);
             (Just(names), refs)
         })
     }

@@ -1,6 +1,8 @@
 //! The capability view: effective tool sets, approval, dead references,
 //! lenient reading, and snapshots of every output format.
 
+#![allow(clippy::unwrap_used)] // test helpers
+
 use objectstack_lint::capabilities::{
     self, Capabilities, CapabilitiesError, DeadKind, Format, Node, RenderOptions, SkillStatus,
     ToolSource, ToolStatus,

@@ -2,6 +2,8 @@
 //! format, and a tool reference is dead exactly when it falls outside the
 //! resolution universe (computed here independently).
 
+#![allow(clippy::unwrap_used)] // test helpers
+
 use std::collections::BTreeSet;
 
 use objectstack_lint::capabilities::{self, Format, RenderOptions};
@@ -153,10 +155,10 @@ fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
         );
     }
     for a in actions {
-        if let Some(n) = a.get("name").and_then(Value::as_str) {
-            if materialises(&a) {
-                names.insert(format!("action_{n}"));
-            }
+        if let Some(n) = a.get("name").and_then(Value::as_str)
+            && materialises(&a)
+        {
+            names.insert(format!("action_{n}"));
         }
     }
     names

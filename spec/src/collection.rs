@@ -147,7 +147,13 @@ mod tests {
         assert_eq!(r[0].name(), Some("a"));
         assert_eq!(r[0].index(), 0);
         assert_eq!(r[1].index(), 1);
-        assert_eq!(r[1].origin, Origin::Array { index: 1, raw_index: 4 });
+        assert_eq!(
+            r[1].origin,
+            Origin::Array {
+                index: 1,
+                raw_index: 4
+            }
+        );
         assert_eq!(r[1].raw_segment(), Segment::Index(4));
     }
 

@@ -74,7 +74,9 @@ impl Composition {
         };
         if let Some(origins) = self.entries.get(key) {
             let Some(Segment::Index(i)) = segments.get(1) else {
-                return origins.first().map(|o| (o.source, JsonPath::root().key(key)));
+                return origins
+                    .first()
+                    .map(|o| (o.source, JsonPath::root().key(key)));
             };
             let origin = origins.get(*i)?;
             let mut raw = vec![Segment::Key(key.clone()), origin.segment.clone()];
@@ -96,7 +98,10 @@ pub fn compose(sources: &[Source<'_>]) -> Composition {
     for (s, source) in sources.iter().enumerate() {
         for (key, value) in source.stack {
             if MODELLED.iter().any(|(k, _)| k == key) {
-                let composed = out.stack.entry(key.clone()).or_insert_with(|| Value::Array(Vec::new()));
+                let composed = out
+                    .stack
+                    .entry(key.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
                 let origins = out.entries.entry(key.clone()).or_default();
                 if let Value::Array(items) = composed {
                     append_records(items, origins, s, value);
@@ -116,7 +121,10 @@ pub fn compose(sources: &[Source<'_>]) -> Composition {
                     if out.entries.contains_key(key) =>
                 {
                     composed.extend(items.iter().cloned());
-                    out.entries.entry(key.clone()).or_default().extend(origins_of(s, items));
+                    out.entries
+                        .entry(key.clone())
+                        .or_default()
+                        .extend(origins_of(s, items));
                 }
                 (Some(existing), other) if existing == other => {}
                 (Some(_), _) => {
@@ -124,7 +132,12 @@ pub fn compose(sources: &[Source<'_>]) -> Composition {
                         .values
                         .get(key)
                         .copied()
-                        .or_else(|| out.entries.get(key).and_then(|o| o.first()).map(|o| o.source))
+                        .or_else(|| {
+                            out.entries
+                                .get(key)
+                                .and_then(|o| o.first())
+                                .map(|o| o.source)
+                        })
                         .unwrap_or(0);
                     let first_name = sources.get(first).map_or("?", |f| f.name);
                     let mut d = Diagnostic::new(
@@ -162,7 +175,12 @@ fn origins_of(source: usize, items: &[Value]) -> Vec<EntryOrigin> {
 }
 
 /// Appends a modelled collection's records (read leniently).
-fn append_records(items: &mut Vec<Value>, origins: &mut Vec<EntryOrigin>, source: usize, value: &Value) {
+fn append_records(
+    items: &mut Vec<Value>,
+    origins: &mut Vec<EntryOrigin>,
+    source: usize,
+    value: &Value,
+) {
     for record in records(Some(value)) {
         origins.push(EntryOrigin {
             source,
@@ -177,10 +195,13 @@ fn duplicate_names(out: &mut Composition, sources: &[Source<'_>]) {
     for (key, noun) in MODELLED {
         let mut first: HashMap<String, (usize, JsonPath)> = HashMap::new();
         for (s, source) in sources.iter().enumerate() {
-            let Some(collection) = source.stack.get(*key) else { continue };
+            let Some(collection) = source.stack.get(*key) else {
+                continue;
+            };
             for record in records(Some(collection)) {
                 let Some(name) = record.name() else { continue };
-                let entry = JsonPath::from(vec![Segment::Key((*key).to_owned()), record.raw_segment()]);
+                let entry =
+                    JsonPath::from(vec![Segment::Key((*key).to_owned()), record.raw_segment()]);
                 let raw_has_name = match record.origin {
                     Origin::Map { key: k, .. } => collection
                         .get(k)
@@ -217,7 +238,9 @@ fn duplicate_names(out: &mut Composition, sources: &[Source<'_>]) {
                         .with_related(Related {
                             source: Some(*f),
                             path: first_path.clone(),
-                            message: format!("{noun} `{name}` is first defined here, in `{first_name}`"),
+                            message: format!(
+                                "{noun} `{name}` is first defined here, in `{first_name}`"
+                            ),
                         });
                         d.anchor = anchor;
                         d.source = Some(s);
@@ -243,11 +266,29 @@ mod tests {
 
     #[test]
     fn concatenates_every_collection_including_tools() {
-        let a = doc(json!({"tools": [{"name": "t1"}], "skills": {"s1": {"tools": []}}, "views": [1]}));
-        let b = doc(json!({"tools": {"t2": {"label": "T"}}, "skills": [null, {"name": "s2"}], "views": [2]}));
-        let c = compose(&[Source { name: "a.json", stack: &a }, Source { name: "b.json", stack: &b }]);
-        assert_eq!(c.stack["tools"], json!([{"name": "t1"}, {"name": "t2", "label": "T"}]));
-        assert_eq!(c.stack["skills"], json!([{"name": "s1", "tools": []}, {"name": "s2"}]));
+        let a =
+            doc(json!({"tools": [{"name": "t1"}], "skills": {"s1": {"tools": []}}, "views": [1]}));
+        let b = doc(
+            json!({"tools": {"t2": {"label": "T"}}, "skills": [null, {"name": "s2"}], "views": [2]}),
+        );
+        let c = compose(&[
+            Source {
+                name: "a.json",
+                stack: &a,
+            },
+            Source {
+                name: "b.json",
+                stack: &b,
+            },
+        ]);
+        assert_eq!(
+            c.stack["tools"],
+            json!([{"name": "t1"}, {"name": "t2", "label": "T"}])
+        );
+        assert_eq!(
+            c.stack["skills"],
+            json!([{"name": "s1", "tools": []}, {"name": "s2"}])
+        );
         assert_eq!(c.stack["views"], json!([1, 2]));
         assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
         assert_eq!(
@@ -258,16 +299,34 @@ mod tests {
             c.origin(&JsonPath::root().key("tools").index(1).key("label")),
             Some((1, JsonPath::root().key("tools").key("t2").key("label")))
         );
-        assert_eq!(c.origin(&JsonPath::root().key("views").index(1)), Some((1, JsonPath::root().key("views").index(0))));
+        assert_eq!(
+            c.origin(&JsonPath::root().key("views").index(1)),
+            Some((1, JsonPath::root().key("views").index(0)))
+        );
         assert_eq!(c.entry_origins("tools").len(), 2);
     }
 
     #[test]
     fn duplicate_names_name_both_sources() {
-        let a = doc(json!({"skills": [{"name": "triage"}], "objects": [{"name": "case"}, {"name": "case"}]}));
+        let a = doc(
+            json!({"skills": [{"name": "triage"}], "objects": [{"name": "case"}, {"name": "case"}]}),
+        );
         let b = doc(json!({"skills": {"triage": {}}, "objects": [{"name": "case"}]}));
-        let c = compose(&[Source { name: "a.json", stack: &a }, Source { name: "b.json", stack: &b }]);
-        let d: Vec<_> = c.diagnostics.iter().map(|d| (d.id.as_str(), d.source, d.path.to_string())).collect();
+        let c = compose(&[
+            Source {
+                name: "a.json",
+                stack: &a,
+            },
+            Source {
+                name: "b.json",
+                stack: &b,
+            },
+        ]);
+        let d: Vec<_> = c
+            .diagnostics
+            .iter()
+            .map(|d| (d.id.as_str(), d.source, d.path.to_string()))
+            .collect();
         assert_eq!(
             d,
             vec![
@@ -278,7 +337,10 @@ mod tests {
         assert!(c.diagnostics[1].message.contains("`a.json` and `b.json`"));
         assert_eq!(c.diagnostics[1].anchor, Anchor::Key);
         assert_eq!(c.diagnostics[1].related[0].source, Some(0));
-        assert_eq!(c.diagnostics[1].related[0].path.to_string(), "skills[0].name");
+        assert_eq!(
+            c.diagnostics[1].related[0].path.to_string(),
+            "skills[0].name"
+        );
         assert!(c.diagnostics[0].fix.contains("not merged"));
     }
 
@@ -286,18 +348,33 @@ mod tests {
     fn conflicting_values_keep_the_first() {
         let a = doc(json!({"api": {"v": 1}, "name": "x"}));
         let b = doc(json!({"api": {"v": 2}, "name": "x"}));
-        let c = compose(&[Source { name: "a", stack: &a }, Source { name: "b", stack: &b }]);
+        let c = compose(&[
+            Source {
+                name: "a",
+                stack: &a,
+            },
+            Source {
+                name: "b",
+                stack: &b,
+            },
+        ]);
         assert_eq!(c.stack["api"], json!({"v": 1}));
         assert_eq!(c.diagnostics.len(), 1);
         assert_eq!(c.diagnostics[0].id, DiagnosticId::ComposeConflict);
         assert_eq!(c.diagnostics[0].source, Some(1));
-        assert_eq!(c.origin(&JsonPath::root().key("api").key("v")), Some((0, JsonPath::root().key("api").key("v"))));
+        assert_eq!(
+            c.origin(&JsonPath::root().key("api").key("v")),
+            Some((0, JsonPath::root().key("api").key("v")))
+        );
     }
 
     #[test]
     fn junk_collections_compose_to_nothing() {
         let a = doc(json!({"skills": "all", "tools": 3}));
-        let c = compose(&[Source { name: "a", stack: &a }]);
+        let c = compose(&[Source {
+            name: "a",
+            stack: &a,
+        }]);
         assert_eq!(c.stack["skills"], json!([]));
         assert!(c.diagnostics.is_empty());
         assert_eq!(compose(&[]).stack.len(), 0);

@@ -17,6 +17,11 @@
 //! - [`path`]: JSON paths such as `objects[2].actions[0].ai.description`.
 //! - [`text`]: string measures that match upstream JavaScript (UTF-16).
 //! - [`source`]: mapping JSON paths back to line and column in the text.
+//! - [`validate`]: every problem of a stack at once, each with a stable id,
+//!   a raw JSON path, a message and a fix.
+//! - [`compose`]: several stacks (packages) concatenated into one, with
+//!   names defined twice reported against both sources.
+//! - [`schema`]: the JSON Schema (draft 2020-12) of the model.
 //!
 //! Architecture invariant: `spec` knows nothing about model APIs, lint
 //! rules, the platform tool registry or how actions are executed.
@@ -35,3 +40,7 @@ pub mod tool_definition;
 pub mod validate;
 
 pub use tool_definition::AIToolDefinition;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -47,8 +47,12 @@ pub const UI_ONLY_TYPES: &[&str] = &["url", "modal", "form"];
 
 /// Action locations that put an action in the context of one record, so
 /// its tool takes a `recordId`.
-pub const ROW_CONTEXT_LOCATIONS: &[&str] =
-    &["list_item", "record_header", "record_more", "record_related"];
+pub const ROW_CONTEXT_LOCATIONS: &[&str] = &[
+    "list_item",
+    "record_header",
+    "record_more",
+    "record_related",
+];
 
 /// How a materialised action is executed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,11 +107,15 @@ impl StaticSkip {
             StaticSkip::NotExposed => "not exposed to AI: `ai.exposed` is not true (opt in with \
                  `ai: { exposed: true, description: \"...\" }`, or leave it human-only)"
                 .to_owned(),
-            StaticSkip::MissingDescription => "`ai.exposed` is true but `ai.description` is missing or \
+            StaticSkip::MissingDescription => {
+                "`ai.exposed` is true but `ai.description` is missing or \
                  empty: write an LLM-facing description of at least 40 characters"
-                .to_owned(),
+                    .to_owned()
+            }
             StaticSkip::InvalidAiBlock(fault) => {
-                format!("the `ai` block is malformed: {fault}; fix it before the action can be armed")
+                format!(
+                    "the `ai` block is malformed: {fault}; fix it before the action can be armed"
+                )
             }
             StaticSkip::UiOnlyType(t) => format!(
                 "type `{t}` is UI-only and cannot run without a person; use a `script`, `api` or \
@@ -117,9 +125,11 @@ impl StaticSkip {
                 "type `{t}` cannot be dispatched as a tool; only `script`, `api` and `flow` \
                  actions (or `operation: \"update\"` field writes) materialise"
             ),
-            StaticSkip::UnsupportedType(None) => "the action has no `type`; set `type` to `script`, \
+            StaticSkip::UnsupportedType(None) => {
+                "the action has no `type`; set `type` to `script`, \
                  `api` or `flow` (or declare `operation: \"update\"` with a `patch`)"
-                .to_owned(),
+                    .to_owned()
+            }
             StaticSkip::MissingTarget { action_type } if action_type == "script" => {
                 "a `script` action needs a `target` or a `body` to run".to_owned()
             }
@@ -230,10 +240,7 @@ pub fn ai_block_fault(ai: &Map<String, Value>) -> Option<String> {
                 ));
             }
             None => {
-                return Some(format!(
-                    "`ai.category` must be a string, found {}",
-                    kind(v)
-                ));
+                return Some(format!("`ai.category` must be a string, found {}", kind(v)));
             }
         }
     }
@@ -280,9 +287,7 @@ pub fn route_or_skip(action: &Map<String, Value>) -> Result<Route, StaticSkip> {
     let action_type = match action.get("type") {
         Some(Value::String(t)) => t.as_str(),
         Some(other) => {
-            return Err(StaticSkip::UnsupportedType(Some(
-                other.to_string(),
-            )));
+            return Err(StaticSkip::UnsupportedType(Some(other.to_string())));
         }
         None => return Err(StaticSkip::UnsupportedType(None)),
     };
@@ -404,9 +409,14 @@ mod tests {
 
     #[test]
     fn not_exposed_when_ai_missing_or_false() {
-        assert_eq!(code(&action(json!({"type": "script", "target": "x"}))), Some("not_exposed"));
         assert_eq!(
-            code(&action(json!({"type": "script", "target": "x", "ai": {"exposed": false}}))),
+            code(&action(json!({"type": "script", "target": "x"}))),
+            Some("not_exposed")
+        );
+        assert_eq!(
+            code(&action(
+                json!({"type": "script", "target": "x", "ai": {"exposed": false}})
+            )),
             Some("not_exposed")
         );
         assert_eq!(code(&action(json!({"ai": null}))), Some("not_exposed"));
@@ -414,13 +424,19 @@ mod tests {
 
     #[test]
     fn malformed_exposed_or_block_is_invalid() {
-        assert_eq!(code(&action(json!({"ai": {"exposed": "true"}}))), Some("invalid_ai_block"));
+        assert_eq!(
+            code(&action(json!({"ai": {"exposed": "true"}}))),
+            Some("invalid_ai_block")
+        );
         assert_eq!(code(&action(json!({"ai": true}))), Some("invalid_ai_block"));
     }
 
     #[test]
     fn missing_description() {
-        assert_eq!(code(&action(json!({"ai": {"exposed": true}}))), Some("missing_description"));
+        assert_eq!(
+            code(&action(json!({"ai": {"exposed": true}}))),
+            Some("missing_description")
+        );
         assert_eq!(
             code(&action(json!({"ai": {"exposed": true, "description": ""}}))),
             Some("missing_description")
@@ -453,25 +469,61 @@ mod tests {
 
     #[test]
     fn types_and_targets() {
-        assert_eq!(code(&exposed(json!({"type": "script", "target": "t"}))), None);
-        assert_eq!(code(&exposed(json!({"type": "script", "body": "return 1"}))), None);
+        assert_eq!(
+            code(&exposed(json!({"type": "script", "target": "t"}))),
+            None
+        );
+        assert_eq!(
+            code(&exposed(json!({"type": "script", "body": "return 1"}))),
+            None
+        );
         assert_eq!(code(&exposed(json!({"type": "api", "target": "/x"}))), None);
         assert_eq!(code(&exposed(json!({"type": "flow", "target": "f"}))), None);
-        assert_eq!(code(&exposed(json!({"type": "modal", "target": "m"}))), Some("ui_only_type"));
+        assert_eq!(
+            code(&exposed(json!({"type": "modal", "target": "m"}))),
+            Some("ui_only_type")
+        );
         assert_eq!(code(&exposed(json!({"type": "url"}))), Some("ui_only_type"));
-        assert_eq!(code(&exposed(json!({"type": "form"}))), Some("ui_only_type"));
-        assert_eq!(code(&exposed(json!({"type": "other", "target": "x"}))), Some("unsupported_type"));
-        assert_eq!(code(&exposed(json!({"target": "x"}))), Some("unsupported_type"));
-        assert_eq!(code(&exposed(json!({"type": "script"}))), Some("missing_target"));
-        assert_eq!(code(&exposed(json!({"type": "script", "target": ""}))), Some("missing_target"));
-        assert_eq!(code(&exposed(json!({"type": "api", "body": "x"}))), Some("missing_target"));
-        assert_eq!(code(&exposed(json!({"type": "flow"}))), Some("missing_target"));
+        assert_eq!(
+            code(&exposed(json!({"type": "form"}))),
+            Some("ui_only_type")
+        );
+        assert_eq!(
+            code(&exposed(json!({"type": "other", "target": "x"}))),
+            Some("unsupported_type")
+        );
+        assert_eq!(
+            code(&exposed(json!({"target": "x"}))),
+            Some("unsupported_type")
+        );
+        assert_eq!(
+            code(&exposed(json!({"type": "script"}))),
+            Some("missing_target")
+        );
+        assert_eq!(
+            code(&exposed(json!({"type": "script", "target": ""}))),
+            Some("missing_target")
+        );
+        assert_eq!(
+            code(&exposed(json!({"type": "api", "body": "x"}))),
+            Some("missing_target")
+        );
+        assert_eq!(
+            code(&exposed(json!({"type": "flow"}))),
+            Some("missing_target")
+        );
     }
 
     #[test]
     fn field_write_materialises_whatever_the_type() {
-        assert_eq!(code(&exposed(json!({"operation": "update", "patch": {"a": 1}}))), None);
-        assert_eq!(code(&exposed(json!({"operation": "update", "type": "modal"}))), None);
+        assert_eq!(
+            code(&exposed(json!({"operation": "update", "patch": {"a": 1}}))),
+            None
+        );
+        assert_eq!(
+            code(&exposed(json!({"operation": "update", "type": "modal"}))),
+            None
+        );
         assert_eq!(
             route_or_skip(&exposed(json!({"operation": "update"}))),
             Ok(Route::FieldWrite)
@@ -481,24 +533,39 @@ mod tests {
     #[test]
     fn confirmation_rule() {
         let a = action(json!({"confirmText": "Sure?", "mode": "delete"}));
-        assert_eq!(needs_confirmation(&a), Some(ConfirmationReason::ConfirmText));
+        assert_eq!(
+            needs_confirmation(&a),
+            Some(ConfirmationReason::ConfirmText)
+        );
         let a = action(json!({"mode": "delete", "variant": "danger"}));
         assert_eq!(needs_confirmation(&a), Some(ConfirmationReason::ModeDelete));
         let a = action(json!({"variant": "danger"}));
-        assert_eq!(needs_confirmation(&a), Some(ConfirmationReason::VariantDanger));
+        assert_eq!(
+            needs_confirmation(&a),
+            Some(ConfirmationReason::VariantDanger)
+        );
         let a = action(json!({"variant": "danger", "ai": {"requiresConfirmation": false}}));
         assert_eq!(needs_confirmation(&a), None);
         assert!(asserted_safe_despite_destructive(&a));
         let a = action(json!({"ai": {"requiresConfirmation": true}}));
-        assert_eq!(needs_confirmation(&a), Some(ConfirmationReason::AiRequiresConfirmation));
+        assert_eq!(
+            needs_confirmation(&a),
+            Some(ConfirmationReason::AiRequiresConfirmation)
+        );
         let a = action(json!({"confirmText": ""}));
         assert_eq!(needs_confirmation(&a), None);
     }
 
     #[test]
     fn row_context() {
-        assert!(is_row_context(&action(json!({"locations": ["list_toolbar", "record_more"]}))));
-        assert!(!is_row_context(&action(json!({"locations": ["list_toolbar"]}))));
-        assert!(!is_row_context(&action(json!({"locations": "record_header"}))));
+        assert!(is_row_context(&action(
+            json!({"locations": ["list_toolbar", "record_more"]})
+        )));
+        assert!(!is_row_context(&action(
+            json!({"locations": ["list_toolbar"]})
+        )));
+        assert!(!is_row_context(&action(
+            json!({"locations": "record_header"})
+        )));
     }
 }

@@ -29,7 +29,9 @@ use serde_json::{Map, Value};
 
 /// Why a document does not fit the typed model.
 #[derive(Debug, thiserror::Error)]
-#[error("the stack does not fit the typed model: {message}; run `objectstack-ai validate` for every problem with its location")]
+#[error(
+    "the stack does not fit the typed model: {message}; run `objectstack-ai validate` for every problem with its location"
+)]
 pub struct ModelError {
     /// What serde reported.
     pub message: String,
@@ -420,12 +422,11 @@ impl<T: Serialize> Serialize for Collection<T> {
                 for (item, (key, name_written)) in self.items.iter().zip(slots) {
                     let mut value = serde_json::to_value(item).map_err(S::Error::custom)?;
                     let mut key = key.clone();
-                    if !name_written {
-                        if let Value::Object(fields) = &mut value {
-                            if let Some(Value::String(name)) = fields.shift_remove("name") {
-                                key = name;
-                            }
-                        }
+                    if !name_written
+                        && let Value::Object(fields) = &mut value
+                        && let Some(Value::String(name)) = fields.shift_remove("name")
+                    {
+                        key = name;
                     }
                     map.serialize_entry(&key, &value)?;
                 }
@@ -519,33 +520,55 @@ fn map_entry_schema(generator: &mut SchemaGenerator, item: &Schema) -> Schema {
     if let Some(Value::String(description)) = definition.get_mut("description") {
         description.push_str(" (As a map entry: the key is the name.)");
     }
-    generator.definitions_mut().insert(entry_name.clone(), definition);
+    generator
+        .definitions_mut()
+        .insert(entry_name.clone(), definition);
     let prefix = reference.strip_suffix(name.as_str()).unwrap_or("#/$defs/");
     Schema::new_ref(format!("{prefix}{entry_name}"))
 }
 
-/// One application's compiled metadata, as far as this workspace models
-/// it. Every other top-level key (views, pages, flows, ...) is kept in
-/// `extra`.
+/// One application's compiled metadata, as far as the AI tool authoring
+/// model reads it. Every other top-level key (views, pages, flows, ...) is
+/// carried through untouched.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(title = "ObjectStack stack (AI tool authoring model)")]
 pub struct Stack {
     /// Business objects, each with fields and actions.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub objects: Option<Collection<Object>>,
     /// Stack-level actions.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub actions: Option<Collection<Action>>,
     /// Tool records: an optional refinement layer over actions and flows
     /// (ADR-0109).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tools: Option<Collection<Tool>>,
     /// Skills: the unit that gives agents tools.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub skills: Option<Collection<Skill>>,
     /// Agents, each reaching the tools of its skills.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub agents: Option<Collection<Agent>>,
     /// Every other top-level key, untouched.
     #[serde(flatten)]
@@ -577,13 +600,25 @@ pub struct Object {
     /// Machine name.
     pub name: String,
     /// Display label.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub label: Option<Text>,
     /// Fields, usually a map keyed by field name.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub fields: Option<Collection<Field>>,
     /// The object's actions.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub actions: Option<Collection<Action>>,
     /// Every other key, untouched.
     #[serde(flatten)]
@@ -595,7 +630,11 @@ pub struct Object {
 #[serde(rename_all = "camelCase")]
 pub struct Field {
     /// Machine name (the map key when fields are a map).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub name: Option<String>,
     /// The field type (`text`, `number`, `select`, ...).
     #[serde(
@@ -606,16 +645,32 @@ pub struct Field {
     )]
     pub field_type: Option<String>,
     /// Display label.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub label: Option<Text>,
     /// Whether a value is required.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub required: Option<bool>,
     /// Picklist options: strings or `{value, label}` objects.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub options: Option<Vec<Value>>,
     /// Help text for people (and, through params, for models).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<String>,
     /// Every other key, untouched.
     #[serde(flatten)]
@@ -630,10 +685,18 @@ pub struct Action {
     /// Machine name (lowercase snake_case); the tool is `action_<name>`.
     pub name: String,
     /// Display label.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub label: Option<Text>,
     /// The object the action belongs to.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub object_name: Option<String>,
     /// How the action is dispatched.
     #[serde(
@@ -644,52 +707,116 @@ pub struct Action {
     )]
     pub action_type: Option<ActionType>,
     /// What to run or call: a handler name, URL, flow name, ...
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub target: Option<String>,
     /// An inline handler body for `script` actions.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub body: Option<Value>,
     /// Where the action appears; record locations put it in a row context.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub locations: Option<Vec<ActionLocation>>,
     /// Inputs collected before the action runs.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub params: Option<Vec<ActionParam>>,
     /// A confirmation prompt for people; marks the action destructive.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub confirm_text: Option<Text>,
     /// Visual emphasis.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub variant: Option<ActionVariant>,
     /// What the action does to a record.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub mode: Option<ActionMode>,
     /// The message shown (and returned to a model) on success.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub success_message: Option<Text>,
     /// HTTP method of an `api` action.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub method: Option<HttpMethod>,
     /// How an `api` action shapes its request body (for example `{wrap}`).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub body_shape: Option<Value>,
     /// Constant keys added to an `api` action's request body.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub body_extra: Option<Map<String, Value>>,
     /// The request-body key that carries the record id.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub record_id_param: Option<String>,
     /// The record field whose value is sent as the record id.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub record_id_field: Option<String>,
     /// A declarative write.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub operation: Option<ActionOperation>,
     /// The field values a declarative write sets.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub patch: Option<Map<String, Value>>,
     /// AI exposure (ADR-0011).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ai: Option<ActionAi>,
     /// Every other key, untouched.
     #[serde(flatten)]
@@ -702,16 +829,32 @@ pub struct Action {
 #[schemars(extend("additionalProperties" = false))]
 pub struct ActionParam {
     /// Request-body key; defaults to `field`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub name: Option<String>,
     /// An object field this param reads its label, type and options from.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub field: Option<String>,
     /// The object owning `field`, when not the action's own.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub object_override: Option<String>,
     /// Display label.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub label: Option<Text>,
     /// Field type of the value.
     #[serde(
@@ -722,43 +865,95 @@ pub struct ActionParam {
     )]
     pub param_type: Option<String>,
     /// Whether a value is required.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub required: Option<bool>,
     /// Picklist options: strings or `{label, value, visibleWhen}` objects.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub options: Option<Vec<Value>>,
     /// Placeholder text.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub placeholder: Option<String>,
     /// Help text shown under the input.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub help_text: Option<String>,
     /// The initial value.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub default_value: Option<Value>,
     /// Whether several values may be given.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub multiple: Option<bool>,
     /// Accepted upload types for file and image params.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub accept: Option<Vec<String>>,
     /// Largest upload, in bytes.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_size: Option<u64>,
     /// The target object of an inline lookup param.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub reference: Option<String>,
     /// Whether the value starts from the record in context.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub default_from_row: Option<bool>,
     /// Shown read-only and submitted as is.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub carry_over: Option<bool>,
     /// A visibility predicate.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub visible: Option<Value>,
     /// A feature flag that gates the param.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub requires_feature: Option<String>,
     /// Undeclared keys (an error for [`crate::validate`]), kept.
     #[serde(flatten)]
@@ -769,27 +964,55 @@ pub struct ActionParam {
 /// The AI exposure block of an action (ADR-0011): opt-in, default off.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-#[schemars(extend("additionalProperties" = false))]
+#[schemars(extend(
+    "additionalProperties" = false,
+    "if" = { "properties": { "exposed": { "const": true } }, "required": ["exposed"] },
+    "then" = { "required": ["description"] }
+))]
 pub struct ActionAi {
     /// Whether agents may call the action as a tool; needs `description`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub exposed: Option<bool>,
     /// What the model reads to decide when to call the tool: at least 40
     /// UTF-16 code units.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(length(min = 40))]
     pub description: Option<String>,
     /// The tool category.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub category: Option<AiCategory>,
     /// Per-parameter hints for the model, keyed by param name or `recordId`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub param_hints: Option<Keyed<ParamHint>>,
     /// JSON Schema of the action's result.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub output_schema: Option<Map<String, Value>>,
     /// Whether an AI call waits for a person's approval.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub requires_confirmation: Option<bool>,
     /// Undeclared keys (an error for [`crate::validate`]), kept.
     #[serde(flatten)]
@@ -803,7 +1026,11 @@ pub struct ActionAi {
 #[schemars(extend("additionalProperties" = false))]
 pub struct ParamHint {
     /// Replaces the parameter's description.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<String>,
     /// Replaces the allowed values.
     #[serde(
@@ -814,7 +1041,11 @@ pub struct ParamHint {
     )]
     pub allowed: Option<Vec<Scalar>>,
     /// Example values.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub examples: Option<Vec<Value>>,
     /// Undeclared keys (an error for [`crate::validate`]), kept.
     #[serde(flatten)]
@@ -841,17 +1072,33 @@ pub struct Tool {
     /// JSON Schema of the arguments.
     pub parameters: Map<String, Value>,
     /// JSON Schema of the result.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub output_schema: Option<Map<String, Value>>,
     /// The object the tool works on.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(regex(pattern = r"^[a-z_][a-z0-9_]*$"))]
     pub object_name: Option<String>,
     /// The executable this record refines (ADR-0109 Phase 2).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub binding: Option<ToolBinding>,
     /// A package author's lock policy, carried through.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub protection: Option<Value>,
     /// Undeclared keys (an error for [`crate::validate`]), kept.
     #[serde(flatten)]
@@ -889,24 +1136,48 @@ pub struct Skill {
     /// Display name.
     pub label: String,
     /// What the skill is for.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<String>,
     /// Which agents it binds to.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub surface: Option<SkillSurface>,
     /// Instructions for the model while the skill is active.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub instructions: Option<String>,
     /// Tool names, `^[a-z_][a-z0-9_]*\*?$` (a trailing `*` names a family).
     pub tools: Vec<SkillToolName>,
     /// When the skill activates: all conditions must hold.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub trigger_conditions: Option<Vec<TriggerCondition>>,
     /// Whether the skill is enabled (true when absent).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub active: Option<bool>,
     /// A package author's lock policy, carried through.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub protection: Option<Value>,
     /// Undeclared keys (an error for [`crate::validate`]), kept.
     #[serde(flatten)]
@@ -942,16 +1213,32 @@ pub struct Agent {
     #[schemars(regex(pattern = r"^[a-z_][a-z0-9_]*$"))]
     pub name: String,
     /// Display name.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub label: Option<String>,
     /// The product surface the agent is.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub surface: Option<AgentSurface>,
     /// Names of the skills it has.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub skills: Option<Vec<AgentSkillName>>,
     /// Whether the agent is enabled (true when absent).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub active: Option<bool>,
     /// Every other key, untouched.
     #[serde(flatten)]
@@ -1001,7 +1288,10 @@ mod tests {
         }));
         let stack = Stack::from_json(&original).unwrap();
         assert_eq!(stack.tools.as_ref().unwrap().items()[0].name, "inner_name");
-        assert_eq!(Value::Object(stack.to_json().unwrap()), Value::Object(original));
+        assert_eq!(
+            Value::Object(stack.to_json().unwrap()),
+            Value::Object(original)
+        );
     }
 
     #[test]
@@ -1016,8 +1306,14 @@ mod tests {
         let stack = Stack::from_json(&original).unwrap();
         let action = &stack.actions.as_ref().unwrap().items()[0];
         assert_eq!(action.extra.get("icon"), Some(&json!("x")));
-        assert_eq!(action.ai.as_ref().unwrap().extra.get("futureKey"), Some(&json!(1)));
-        assert_eq!(Value::Object(stack.to_json().unwrap()), Value::Object(original));
+        assert_eq!(
+            action.ai.as_ref().unwrap().extra.get("futureKey"),
+            Some(&json!(1))
+        );
+        assert_eq!(
+            Value::Object(stack.to_json().unwrap()),
+            Value::Object(original)
+        );
     }
 
     #[test]

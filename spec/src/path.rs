@@ -94,7 +94,11 @@ mod tests {
 
     #[test]
     fn prints_dotted_and_indexed() {
-        let p = JsonPath::root().key("skills").index(3).key("tools").index(1);
+        let p = JsonPath::root()
+            .key("skills")
+            .index(3)
+            .key("tools")
+            .index(1);
         assert_eq!(p.to_string(), "skills[3].tools[1]");
     }
 

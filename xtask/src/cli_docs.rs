@@ -103,7 +103,7 @@ fn render_usage_and_args(out: &mut String, cmd: &Command) {
 fn render_arg(out: &mut String, arg: &Arg) {
     let mut line = format!("- `{}`", signature(arg));
     if let Some(help) = arg.get_long_help().or(arg.get_help()) {
-        let _ = write!(line, ": {}", one_line(&help.to_string()));
+        let _ = write!(line, ": {}", sentence(&one_line(&help.to_string())));
     }
     if takes_values(arg) {
         let values: Vec<String> = arg
@@ -190,6 +190,16 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Ends `text` with a full stop unless it already ends a sentence, so
+/// the "Possible values" and "Default" that follow read as sentences.
+fn sentence(text: &str) -> String {
+    if text.is_empty() || text.ends_with(['.', '!', '?']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
 /// The anchor GitHub derives from a heading: lower case, spaces to `-`,
 /// punctuation other than `-` and `_` dropped.
 fn anchor(heading: &str) -> String {
@@ -250,10 +260,10 @@ mod tests {
             page.contains("```text\ntool lint [OPTIONS] <FILE>...\n```"),
             "{page}"
         );
-        assert!(page.contains("- `<FILE>...`: Stack files\n"), "{page}");
+        assert!(page.contains("- `<FILE>...`: Stack files.\n"), "{page}");
         assert!(
             page.contains(
-                "- `-f, --format <FORMAT>`: Output format Possible values: `human`, `json`. \
+                "- `-f, --format <FORMAT>`: Output format. Possible values: `human`, `json`. \
                  Default: `human`.\n"
             ),
             "{page}"
@@ -272,7 +282,7 @@ mod tests {
 
     #[test]
     fn the_real_cli_lists_every_subcommand() {
-        let cmd = clap::Command::new("TEMP");
+        let cmd = objectstack_cli::command();
         let page = render(cmd.clone());
         for sub in cmd.get_subcommands() {
             let heading = format!("## `objectstack-ai {}`", sub.get_name());

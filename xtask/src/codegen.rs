@@ -76,16 +76,15 @@ impl fmt::Display for Staleness {
 /// Every generated file, rendered in memory.
 pub(crate) fn generated_files() -> Result<Vec<GeneratedFile>> {
     let mut files = vec![
-        // TODO(xtask): wire when spec lands `schema::render_schema`.
-        // GeneratedFile::new(
-        //     "spec/schema/stack.schema.json",
-        //     objectstack_spec::schema::render_schema(),
-        // ),
+        GeneratedFile::new(
+            "spec/schema/stack.schema.json",
+            objectstack_spec::schema::render_schema(),
+        ),
         GeneratedFile::new(
             "registry/platform-tools.json",
             objectstack_registry::render_json(),
         ),
-        GeneratedFile::new("docs/cli.md", cli_docs::render(clap::Command::new("TEMP"))),
+        GeneratedFile::new("docs/cli.md", cli_docs::render(objectstack_cli::command())),
     ];
     files.extend(rule_docs::render()?);
     Ok(files)

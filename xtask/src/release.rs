@@ -1031,7 +1031,10 @@ mod tests {
         assert!(changelog_has_section("## 0.1.0\n", &v("0.1.0")));
     }
 
-    fn metadata(pkgs: &[(&str, Option<&[&str]>, &[(&str, &str)])]) -> Value {
+    /// `(name, publish, [(dependency, kind)])` for each package.
+    type FakePackage<'a> = (&'a str, Option<&'a [&'a str]>, &'a [(&'a str, &'a str)]);
+
+    fn metadata(pkgs: &[FakePackage<'_>]) -> Value {
         json!({"packages": pkgs.iter().map(|(name, publish, deps)| json!({
             "name": name,
             "version": "0.1.0",

@@ -73,7 +73,7 @@ fn render_page(rule: &RuleInfo) -> String {
     );
     let _ = writeln!(
         out,
-        "Default severity: **{}**. `objectstack-ai explain {}` prints this page.\n",
+        "Default severity: **{}**. `objectstack-ai explain {}` prints the text below.\n",
         rule.severity, rule.id
     );
     out.push_str(rule.doc.trim());

@@ -83,7 +83,9 @@ fn index_fields(fields: Option<&Value>) -> HashMap<&str, &Map<String, Value>> {
         Some(Value::Object(entries)) => {
             index.reserve(entries.len());
             for (key, entry) in entries {
-                let Value::Object(field) = entry else { continue };
+                let Value::Object(field) = entry else {
+                    continue;
+                };
                 let name = match field.get("name") {
                     None => key.as_str(),
                     Some(Value::String(name)) => name.as_str(),
@@ -178,18 +180,18 @@ fn parameters(
         }
     };
 
-    if let Some(object_name) = owner.name {
-        if is_row_context(action) {
-            let mut record_id = Map::new();
-            record_id.insert("type".into(), "string".into());
-            record_id.insert(
-                "description".into(),
-                format!("The {object_name} record id to act on.").into(),
-            );
-            properties.insert("recordId".into(), Value::Object(record_id));
-            if is_truthy(action.get("recordIdParam")) || is_truthy(action.get("recordIdField")) {
-                require(&mut required, "recordId");
-            }
+    if let Some(object_name) = owner.name
+        && is_row_context(action)
+    {
+        let mut record_id = Map::new();
+        record_id.insert("type".into(), "string".into());
+        record_id.insert(
+            "description".into(),
+            format!("The {object_name} record id to act on.").into(),
+        );
+        properties.insert("recordId".into(), Value::Object(record_id));
+        if is_truthy(action.get("recordIdParam")) || is_truthy(action.get("recordIdField")) {
+            require(&mut required, "recordId");
         }
     }
 
@@ -249,9 +251,16 @@ fn param_schema<'p>(
 
     let label = str_of("label").or_else(|| field_str("label"));
     let help = str_of("helpText").or_else(|| field_str("description"));
-    let parts: Vec<&str> = [label, help].into_iter().flatten().filter(|s| !s.is_empty()).collect();
+    let parts: Vec<&str> = [label, help]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
     if !parts.is_empty() {
-        schema.insert("description".into(), parts.join(LABEL_HELP_SEPARATOR).into());
+        schema.insert(
+            "description".into(),
+            parts.join(LABEL_HELP_SEPARATOR).into(),
+        );
     }
 
     let options = param
@@ -277,7 +286,11 @@ fn param_schema<'p>(
     let required = param
         .get("required")
         .and_then(Value::as_bool)
-        .or_else(|| field.and_then(|f| f.get("required")).and_then(Value::as_bool))
+        .or_else(|| {
+            field
+                .and_then(|f| f.get("required"))
+                .and_then(Value::as_bool)
+        })
         .unwrap_or(false);
     Some((name, schema, required))
 }
@@ -321,7 +334,9 @@ fn apply_hint(properties: &mut Map<String, Value>, key: &str, hint: &Map<String,
         p.insert("type".into(), "string".into());
         Value::Object(p)
     });
-    let Value::Object(property) = property else { return };
+    let Value::Object(property) = property else {
+        return;
+    };
     if let Some(Value::String(description)) = hint.get("description") {
         property.insert("description".into(), description.clone().into());
     }

@@ -456,11 +456,11 @@ impl<'a> Walk<'_, 'a> {
             }
         };
         let confirmation = needs_confirmation(&action);
-        if let Some(wiring) = self.wiring {
-            if let Some((code, reason)) = wiring_skip(wiring, route, confirmation) {
-                self.out.skipped.push(skip(code, reason));
-                return;
-            }
+        if let Some(wiring) = self.wiring
+            && let Some((code, reason)) = wiring_skip(wiring, route, confirmation)
+        {
+            self.out.skipped.push(skip(code, reason));
+            return;
         }
         let Some(name) = name else {
             let reason = "the action has no `name`, so it has no tool name: give it a snake_case \
@@ -563,18 +563,18 @@ fn wiring_skip(
         }
         _ => {}
     }
-    if let Some(why) = confirmation {
-        if !wiring.approval {
-            return Some((
-                SkipCode::RequiresConfirmation,
-                format!(
-                    "the action needs a human's confirmation (`{}`) and the approval queue is not \
-                     wired, so it cannot run unattended: wire the approval queue, or set \
-                     `ai.requiresConfirmation: false` if it is safe to run without one",
-                    why.as_source()
-                ),
-            ));
-        }
+    if let Some(why) = confirmation
+        && !wiring.approval
+    {
+        return Some((
+            SkipCode::RequiresConfirmation,
+            format!(
+                "the action needs a human's confirmation (`{}`) and the approval queue is not \
+                 wired, so it cannot run unattended: wire the approval queue, or set \
+                 `ai.requiresConfirmation: false` if it is safe to run without one",
+                why.as_source()
+            ),
+        ));
     }
     None
 }

@@ -42,11 +42,16 @@ fn action(name: &str, extra: Value) -> Value {
 
 /// A stack with one object `task` (fields as given) holding the actions.
 fn task_stack(fields: Value, actions: Vec<Value>) -> Map<String, Value> {
-    map(json!({"objects": [{"name": "task", "label": "Task", "fields": fields, "actions": actions}]}))
+    map(
+        json!({"objects": [{"name": "task", "label": "Task", "fields": fields, "actions": actions}]}),
+    )
 }
 
 fn one(extra: Value) -> Materialised<'static> {
-    run(&task_stack(json!({}), vec![action("a", extra)]), Some(&Wiring::ALL))
+    run(
+        &task_stack(json!({}), vec![action("a", extra)]),
+        Some(&Wiring::ALL),
+    )
 }
 
 fn params(extra: Value) -> Value {
@@ -56,7 +61,10 @@ fn params(extra: Value) -> Value {
 }
 
 fn params_with_fields(fields: Value, extra: Value) -> Value {
-    let m = run(&task_stack(fields, vec![action("a", extra)]), Some(&Wiring::ALL));
+    let m = run(
+        &task_stack(fields, vec![action("a", extra)]),
+        Some(&Wiring::ALL),
+    );
     assert!(m.skipped.is_empty(), "{:?}", m.skipped);
     Value::Object(m.registered[0].definition.parameters.clone())
 }
@@ -74,7 +82,10 @@ fn static_codes_come_from_the_spec_predicate() {
         (json!({"ai": null}), "not_exposed"),
         (json!({"ai": {"description": ""}}), "missing_description"),
         (json!({"ai": {"category": "magic"}}), "invalid_ai_block"),
-        (json!({"ai": {"requiresConfirmation": "yes"}}), "invalid_ai_block"),
+        (
+            json!({"ai": {"requiresConfirmation": "yes"}}),
+            "invalid_ai_block",
+        ),
         (json!({"type": "modal"}), "ui_only_type"),
         (json!({"type": "email"}), "unsupported_type"),
         (json!({"type": null}), "unsupported_type"),
@@ -93,7 +104,10 @@ fn static_codes_come_from_the_spec_predicate() {
 
 #[test]
 fn no_automation_only_when_wired_without_it() {
-    let stack = task_stack(json!({}), vec![action("f", json!({"type": "flow", "target": "f1"}))]);
+    let stack = task_stack(
+        json!({}),
+        vec![action("f", json!({"type": "flow", "target": "f1"}))],
+    );
     let m = run(&stack, Some(&Wiring::NONE));
     assert_eq!(skip_code(&m), Some("no_automation"));
     assert!(m.skipped[0].reason.contains("automation service"));
@@ -107,7 +121,10 @@ fn no_automation_only_when_wired_without_it() {
 
 #[test]
 fn no_api_client_only_when_wired_without_it() {
-    let stack = task_stack(json!({}), vec![action("h", json!({"type": "api", "target": "/x"}))]);
+    let stack = task_stack(
+        json!({}),
+        vec![action("h", json!({"type": "api", "target": "/x"}))],
+    );
     let m = run(&stack, Some(&Wiring::NONE));
     assert_eq!(skip_code(&m), Some("no_api_client"));
     let wired = Wiring {
@@ -123,16 +140,29 @@ fn no_api_client_only_when_wired_without_it() {
 #[test]
 fn requires_confirmation_names_why() {
     let cases = [
-        (json!({"ai": {"requiresConfirmation": true}}), "ai.requiresConfirmation: true"),
-        (json!({"confirmText": "Sure?", "mode": "delete"}), "confirmText"),
-        (json!({"mode": "delete", "variant": "danger"}), "mode: delete"),
+        (
+            json!({"ai": {"requiresConfirmation": true}}),
+            "ai.requiresConfirmation: true",
+        ),
+        (
+            json!({"confirmText": "Sure?", "mode": "delete"}),
+            "confirmText",
+        ),
+        (
+            json!({"mode": "delete", "variant": "danger"}),
+            "mode: delete",
+        ),
         (json!({"variant": "danger"}), "variant: danger"),
     ];
     for (extra, why) in cases {
         let stack = task_stack(json!({}), vec![action("d", extra.clone())]);
         let m = run(&stack, Some(&Wiring::NONE));
         assert_eq!(skip_code(&m), Some("requires_confirmation"), "{extra}");
-        assert!(m.skipped[0].reason.contains(&format!("(`{why}`)")), "{}", m.skipped[0].reason);
+        assert!(
+            m.skipped[0].reason.contains(&format!("(`{why}`)")),
+            "{}",
+            m.skipped[0].reason
+        );
         let approved = Wiring {
             approval: true,
             ..Wiring::NONE
@@ -169,16 +199,27 @@ fn name_collision_within_the_run_keeps_the_first() {
     assert_eq!(m.registered[0].object.as_deref(), Some("a"));
     assert_eq!(m.skipped.len(), 2);
     assert!(m.skipped.iter().all(|s| s.code == SkipCode::NameCollision));
-    assert!(m.skipped[0].reason.contains("objects[0].actions[0]"), "{}", m.skipped[0].reason);
+    assert!(
+        m.skipped[0].reason.contains("objects[0].actions[0]"),
+        "{}",
+        m.skipped[0].reason
+    );
     assert_eq!(m.skipped[1].object, None);
 }
 
 #[test]
 fn name_collision_with_the_host_registry() {
-    let stack = task_stack(json!({}), vec![action("go", json!({})), action("stay", json!({}))]);
+    let stack = task_stack(
+        json!({}),
+        vec![action("go", json!({})), action("stay", json!({}))],
+    );
     let m = materialise(&stack, Some(&Wiring::ALL), &|n| n == "action_go");
     assert_eq!(skip_code(&m), Some("name_collision"));
-    assert!(m.skipped[0].reason.contains("already registered in this runtime"));
+    assert!(
+        m.skipped[0]
+            .reason
+            .contains("already registered in this runtime")
+    );
     assert_eq!(m.registered.len(), 1);
     assert_eq!(m.registered[0].definition.name, "action_stay");
 }
@@ -197,7 +238,10 @@ fn platform_tools_always_win() {
         ordinal: 0,
     };
     let reason = walk.collision("query_data").unwrap();
-    assert!(reason.contains("platform tool registered by `service-ai`"), "{reason}");
+    assert!(
+        reason.contains("platform tool registered by `service-ai`"),
+        "{reason}"
+    );
     assert_eq!(walk.collision("action_query_data"), None);
 }
 
@@ -207,18 +251,33 @@ fn first_reason_wins() {
     let m = one(json!({"type": "modal", "ai": {"exposed": false}}));
     assert_eq!(skip_code(&m), Some("not_exposed"));
     // Missing target beats the wiring checks.
-    let stack = task_stack(json!({}), vec![action("f", json!({"type": "flow", "target": ""}))]);
-    assert_eq!(skip_code(&run(&stack, Some(&Wiring::NONE))), Some("missing_target"));
+    let stack = task_stack(
+        json!({}),
+        vec![action("f", json!({"type": "flow", "target": ""}))],
+    );
+    assert_eq!(
+        skip_code(&run(&stack, Some(&Wiring::NONE))),
+        Some("missing_target")
+    );
     // The wiring of the route beats confirmation.
     let stack = task_stack(
         json!({}),
-        vec![action("h", json!({"type": "api", "target": "/x", "variant": "danger"}))],
+        vec![action(
+            "h",
+            json!({"type": "api", "target": "/x", "variant": "danger"}),
+        )],
     );
-    assert_eq!(skip_code(&run(&stack, Some(&Wiring::NONE))), Some("no_api_client"));
+    assert_eq!(
+        skip_code(&run(&stack, Some(&Wiring::NONE))),
+        Some("no_api_client")
+    );
     // Confirmation beats a name collision.
     let stack = task_stack(
         json!({}),
-        vec![action("x", json!({})), action("x", json!({"mode": "delete"}))],
+        vec![
+            action("x", json!({})),
+            action("x", json!({"mode": "delete"})),
+        ],
     );
     let m = run(&stack, Some(&Wiring::NONE));
     assert_eq!(skip_code(&m), Some("requires_confirmation"));
@@ -236,14 +295,27 @@ fn walks_objects_then_stack_actions_and_fills_object_name() {
         ]
     }));
     let m = run(&stack, Some(&Wiring::ALL));
-    let names: Vec<_> = m.registered.iter().map(|r| r.definition.name.as_str()).collect();
+    let names: Vec<_> = m
+        .registered
+        .iter()
+        .map(|r| r.definition.name.as_str())
+        .collect();
     assert_eq!(names, ["action_a1", "action_b1", "action_s1", "action_s2"]);
     let objects: Vec<_> = m.registered.iter().map(|r| r.object.as_deref()).collect();
     assert_eq!(objects, [Some("a"), Some("b"), Some("b"), None]);
-    let locations: Vec<_> = m.registered.iter().map(|r| r.location.to_string()).collect();
+    let locations: Vec<_> = m
+        .registered
+        .iter()
+        .map(|r| r.location.to_string())
+        .collect();
     assert_eq!(
         locations,
-        ["objects[0].actions[0]", "objects[1].actions[0]", "actions[0]", "actions[1]"]
+        [
+            "objects[0].actions[0]",
+            "objects[1].actions[0]",
+            "actions[0]",
+            "actions[1]"
+        ]
     );
     let ordinals: Vec<_> = m.registered.iter().map(|r| r.location.ordinal).collect();
     assert_eq!(ordinals, [0, 2, 3, 4]);
@@ -309,7 +381,11 @@ fn definition_copies_category_output_schema_label_and_object() {
 
 #[test]
 fn description_has_no_returns_line_without_properties() {
-    for schema in [json!({"type": "object"}), json!({"type": "object", "properties": {}}), json!({"properties": []})] {
+    for schema in [
+        json!({"type": "object"}),
+        json!({"type": "object", "properties": {}}),
+        json!({"properties": []}),
+    ] {
         let m = one(json!({"ai": {"outputSchema": schema}}));
         assert_eq!(m.registered[0].definition.description, DESC);
     }
@@ -318,7 +394,8 @@ fn description_has_no_returns_line_without_properties() {
 
 #[test]
 fn field_write_rides_the_script_route() {
-    let m = one(json!({"type": null, "target": null, "operation": "update", "patch": {"done": true}}));
+    let m =
+        one(json!({"type": null, "target": null, "operation": "update", "patch": {"done": true}}));
     assert_eq!(m.registered.len(), 1);
     assert_eq!(m.registered[0].route, Route::FieldWrite);
 }
@@ -327,8 +404,14 @@ fn field_write_rides_the_script_route() {
 fn warns_when_destructive_runs_unattended() {
     let m = one(json!({"variant": "danger", "ai": {"requiresConfirmation": false}}));
     assert_eq!(m.registered.len(), 1);
-    assert_eq!(m.registered[0].definition.requires_confirmation, Some(false));
-    assert_eq!(m.registered[0].destructive, Some(ConfirmationReason::VariantDanger));
+    assert_eq!(
+        m.registered[0].definition.requires_confirmation,
+        Some(false)
+    );
+    assert_eq!(
+        m.registered[0].destructive,
+        Some(ConfirmationReason::VariantDanger)
+    );
     assert_eq!(m.warnings.len(), 1);
     assert_eq!(m.warnings[0].code, WarningCode::DestructiveUnattended);
     assert!(m.warnings[0].warning.contains("`variant: danger`"));
@@ -341,8 +424,14 @@ fn warns_when_destructive_runs_unattended() {
 fn serialises_the_documented_shape() {
     let stack = task_stack(
         json!({}),
-        vec![action("a", json!({})), action("b", json!({"ai": {"exposed": false}})),
-             action("c", json!({"mode": "delete", "ai": {"requiresConfirmation": false}}))],
+        vec![
+            action("a", json!({})),
+            action("b", json!({"ai": {"exposed": false}})),
+            action(
+                "c",
+                json!({"mode": "delete", "ai": {"requiresConfirmation": false}}),
+            ),
+        ],
     );
     let m = run(&stack, Some(&Wiring::ALL));
     let v = serde_json::to_value(&m).unwrap();
@@ -354,7 +443,10 @@ fn serialises_the_documented_shape() {
                "reason": StaticSkip::NotExposed.reason()})
     );
     let w = v["warnings"][0].as_object().unwrap();
-    assert_eq!(w.keys().collect::<Vec<_>>(), ["action", "object", "code", "warning"]);
+    assert_eq!(
+        w.keys().collect::<Vec<_>>(),
+        ["action", "object", "code", "warning"]
+    );
     assert_eq!(w["code"], "destructive_unattended");
 }
 
@@ -396,7 +488,10 @@ use objectstack_spec::materialise::ROW_CONTEXT_LOCATIONS;
 
 #[test]
 fn record_id_required_with_record_id_param_or_field() {
-    for extra in [json!({"recordIdParam": "id"}), json!({"recordIdField": "external_id"})] {
+    for extra in [
+        json!({"recordIdParam": "id"}),
+        json!({"recordIdField": "external_id"}),
+    ] {
         let mut e = map(extra);
         e.insert("locations".into(), json!(["record_header"]));
         let p = params(Value::Object(e));
@@ -410,9 +505,15 @@ fn record_id_required_with_record_id_param_or_field() {
 fn record_id_needs_an_object() {
     let stack = map(json!({"actions": [action("s", json!({"locations": ["record_header"]}))]}));
     let m = run(&stack, Some(&Wiring::ALL));
-    assert!(m.registered[0].definition.parameters["properties"].get("recordId").is_none());
+    assert!(
+        m.registered[0].definition.parameters["properties"]
+            .get("recordId")
+            .is_none()
+    );
     assert!(!m.registered[0].row_context);
-    let stack = map(json!({"actions": [action("s", json!({"locations": ["record_header"], "objectName": "deal"}))]}));
+    let stack = map(
+        json!({"actions": [action("s", json!({"locations": ["record_header"], "objectName": "deal"}))]}),
+    );
     let m = run(&stack, Some(&Wiring::ALL));
     assert_eq!(
         m.registered[0].definition.parameters["properties"]["recordId"]["description"],
@@ -495,7 +596,10 @@ fn fields_as_an_array_index_the_same() {
         json!([{"name": "hours", "label": "Hours", "type": "number"}, {"name": "hours", "type": "text"}]),
         json!({"params": [{"field": "hours"}]}),
     );
-    assert_eq!(p["properties"]["hours"], json!({"type": "number", "description": "Hours"}));
+    assert_eq!(
+        p["properties"]["hours"],
+        json!({"type": "number", "description": "Hours"})
+    );
 }
 
 #[test]
@@ -526,8 +630,14 @@ fn object_override_reads_another_object_when_it_exists() {
     ]}));
     let m = run(&stack, Some(&Wiring::ALL));
     let p = &m.registered[0].definition.parameters["properties"];
-    assert_eq!(p["amount"], json!({"type": "number", "description": "Invoice amount"}));
-    assert_eq!(p["amount_2"], json!({"type": "string", "description": "Task amount"}));
+    assert_eq!(
+        p["amount"],
+        json!({"type": "number", "description": "Invoice amount"})
+    );
+    assert_eq!(
+        p["amount_2"],
+        json!({"type": "string", "description": "Task amount"})
+    );
 }
 
 #[test]
@@ -546,17 +656,27 @@ fn stack_level_actions_read_fields_of_their_object_name() {
 #[test]
 fn label_and_help_text() {
     let cases = [
-        (json!({"name": "x", "label": "L", "helpText": "H"}), Some("L \u{2014} H")),
+        (
+            json!({"name": "x", "label": "L", "helpText": "H"}),
+            Some("L \u{2014} H"),
+        ),
         (json!({"name": "x", "label": "L"}), Some("L")),
         (json!({"name": "x", "helpText": "H"}), Some("H")),
         (json!({"name": "x"}), None),
         (json!({"name": "x", "label": "", "helpText": ""}), None),
         // An i18n label object falls back to the field label.
-        (json!({"field": "hours", "name": "x", "label": {"en": "L"}}), Some("Hours")),
+        (
+            json!({"field": "hours", "name": "x", "label": {"en": "L"}}),
+            Some("Hours"),
+        ),
     ];
     for (param, expected) in cases {
         let p = params_with_fields(task_fields(), json!({"params": [param.clone()]}));
-        assert_eq!(p["properties"]["x"]["description"].as_str(), expected, "{param}");
+        assert_eq!(
+            p["properties"]["x"]["description"].as_str(),
+            expected,
+            "{param}"
+        );
     }
 }
 
@@ -564,30 +684,52 @@ fn label_and_help_text() {
 fn options_shapes() {
     let cases = [
         (json!(["a", "b"]), Some(json!(["a", "b"]))),
-        (json!([{"value": "a", "label": "A"}, {"label": "no value"}, {"value": 1}, 2, null, "b"]), Some(json!(["a", "b"]))),
+        (
+            json!([{"value": "a", "label": "A"}, {"label": "no value"}, {"value": 1}, 2, null, "b"]),
+            Some(json!(["a", "b"])),
+        ),
         (json!([]), None),
         (json!([3, {"value": true}]), None),
     ];
     for (options, expected) in cases {
         let p = params(json!({"params": [{"name": "x", "options": options.clone()}]}));
-        assert_eq!(p["properties"]["x"].get("enum"), expected.as_ref(), "{options}");
+        assert_eq!(
+            p["properties"]["x"].get("enum"),
+            expected.as_ref(),
+            "{options}"
+        );
     }
     // An array param's options go to its items.
     let p = params(json!({"params": [{"name": "x", "type": "tags", "options": ["a"]}]}));
-    assert_eq!(p["properties"]["x"], json!({"type": "array", "items": {"type": "string", "enum": ["a"]}}));
+    assert_eq!(
+        p["properties"]["x"],
+        json!({"type": "array", "items": {"type": "string", "enum": ["a"]}})
+    );
     // Param options that are not an array defer to the field's.
-    let p = params_with_fields(task_fields(), json!({"params": [{"field": "status", "options": "x"}]}));
+    let p = params_with_fields(
+        task_fields(),
+        json!({"params": [{"field": "status", "options": "x"}]}),
+    );
     assert_eq!(p["properties"]["status"]["enum"], json!(["open", "done"]));
 }
 
 #[test]
 fn default_value_becomes_default() {
-    for value in [json!("x"), json!(3), json!(false), json!(null), json!(["a"])] {
+    for value in [
+        json!("x"),
+        json!(3),
+        json!(false),
+        json!(null),
+        json!(["a"]),
+    ] {
         let p = params(json!({"params": [{"name": "x", "defaultValue": value.clone()}]}));
         assert_eq!(p["properties"]["x"]["default"], value);
     }
     // A field's defaultValue is not inherited.
-    let p = params_with_fields(json!({"n": {"type": "number", "defaultValue": 1}}), json!({"params": [{"field": "n"}]}));
+    let p = params_with_fields(
+        json!({"n": {"type": "number", "defaultValue": 1}}),
+        json!({"params": [{"field": "n"}]}),
+    );
     assert!(p["properties"]["n"].get("default").is_none());
 }
 
@@ -608,7 +750,10 @@ fn required_fallbacks_and_no_duplicates() {
         }),
     );
     assert_eq!(p["required"], json!(["recordId", "status", "hours"]));
-    let p = params_with_fields(task_fields(), json!({"params": [{"field": "status", "required": false}]}));
+    let p = params_with_fields(
+        task_fields(),
+        json!({"params": [{"field": "status", "required": false}]}),
+    );
     assert!(p.get("required").is_none());
 }
 

@@ -117,28 +117,30 @@ pub fn tool(
     if input_schema.get("type").and_then(Value::as_str) != Some("object") {
         input_schema.insert("type".into(), "object".into());
     }
-    let output_schema = definition.output_schema.as_ref().and_then(|schema| {
-        match schema.get("type") {
-            Some(Value::String(t)) if t == "object" => Some(schema.clone()),
-            None => {
-                let mut with_type = Map::with_capacity(schema.len() + 1);
-                with_type.insert("type".into(), "object".into());
-                with_type.extend(schema.iter().map(|(k, v)| (k.clone(), v.clone())));
-                Some(with_type)
-            }
-            Some(other) => {
-                warnings.push(ProjectionWarning::new(
-                    name,
-                    "output_schema_not_object",
-                    format!(
-                        "`ai.outputSchema` has `type: {other}`, but an MCP outputSchema must \
+    let output_schema =
+        definition
+            .output_schema
+            .as_ref()
+            .and_then(|schema| match schema.get("type") {
+                Some(Value::String(t)) if t == "object" => Some(schema.clone()),
+                None => {
+                    let mut with_type = Map::with_capacity(schema.len() + 1);
+                    with_type.insert("type".into(), "object".into());
+                    with_type.extend(schema.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    Some(with_type)
+                }
+                Some(other) => {
+                    warnings.push(ProjectionWarning::new(
+                        name,
+                        "output_schema_not_object",
+                        format!(
+                            "`ai.outputSchema` has `type: {other}`, but an MCP outputSchema must \
                          describe an object, so it is left out; wrap the result in an object"
-                    ),
-                ));
-                None
-            }
-        }
-    });
+                        ),
+                    ));
+                    None
+                }
+            });
     let tool = McpTool {
         name: name.clone(),
         title: definition.label.clone(),

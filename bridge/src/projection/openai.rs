@@ -62,7 +62,15 @@ const DIALECT: Dialect = Dialect {
     ],
     structural: &["items", "anyOf", "$defs", "definitions"],
     formats: &[
-        "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
     ],
     all_required: true,
     max_min_items: None,
@@ -93,7 +101,9 @@ pub struct OpenAiFunction {
 }
 
 /// Renders definitions as strict function tools.
-pub fn tools<'d>(definitions: impl IntoIterator<Item = &'d AIToolDefinition>) -> Projected<OpenAiTool> {
+pub fn tools<'d>(
+    definitions: impl IntoIterator<Item = &'d AIToolDefinition>,
+) -> Projected<OpenAiTool> {
     let mut out = Projected::default();
     for (i, definition) in definitions.into_iter().enumerate() {
         if i == MAX_TOOLS {

@@ -58,7 +58,10 @@ pub(crate) struct Stats {
 pub(crate) const LARGE_ENUM: usize = 250;
 
 /// Rewrites the root schema of a tool's parameters.
-pub(crate) fn rewrite(schema: &Map<String, Value>, dialect: &Dialect) -> (Map<String, Value>, Stats) {
+pub(crate) fn rewrite(
+    schema: &Map<String, Value>,
+    dialect: &Dialect,
+) -> (Map<String, Value>, Stats) {
     let mut stats = Stats::default();
     let out = node(schema, dialect, &mut stats, false, 0, "parameters");
     (out, stats)
@@ -72,8 +75,8 @@ fn node(
     depth: usize,
     path: &str,
 ) -> Map<String, Value> {
-    let is_object = src.get("type").and_then(Value::as_str) == Some("object")
-        || src.contains_key("properties");
+    let is_object =
+        src.get("type").and_then(Value::as_str) == Some("object") || src.contains_key("properties");
     let depth = if is_object { depth + 1 } else { depth };
     stats.depth = stats.depth.max(depth);
     let mut out = Map::new();
@@ -111,7 +114,10 @@ fn node(
                 out.insert("properties".into(), Value::Object(properties));
             }
             k if d.structural.contains(&k) => {
-                out.insert(key.clone(), subschemas(value, d, stats, depth, &format!("{path}.{k}")));
+                out.insert(
+                    key.clone(),
+                    subschemas(value, d, stats, depth, &format!("{path}.{k}")),
+                );
             }
             "format" => match value.as_str() {
                 Some(f) if d.formats.contains(&f) => {
@@ -245,7 +251,11 @@ fn subschema(value: &Value, d: &Dialect, stats: &mut Stats, depth: usize, path: 
 fn check_enum(out: &mut Map<String, Value>, d: &Dialect, stats: &mut Stats, path: &str) {
     let types: Vec<String> = match out.get("type") {
         Some(Value::String(t)) => vec![t.clone()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
         _ => Vec::new(),
     };
     let Some(Value::Array(values)) = out.get_mut("enum") else {
@@ -326,10 +336,10 @@ fn make_nullable(out: &mut Map<String, Value>) {
             return;
         }
     }
-    if let Some(Value::Array(values)) = out.get_mut("enum") {
-        if !values.iter().any(Value::is_null) {
-            values.push(Value::Null);
-        }
+    if let Some(Value::Array(values)) = out.get_mut("enum")
+        && !values.iter().any(Value::is_null)
+    {
+        values.push(Value::Null);
     }
 }
 

@@ -20,7 +20,11 @@ use serde_json::{Map, Value, json};
 /// One request a fake service received.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Seen {
-    Find { object: String, id: String, actor: String },
+    Find {
+        object: String,
+        id: String,
+        actor: String,
+    },
     Script(ScriptRequest),
     FieldWrite(FieldWriteRequest),
     Flow(FlowRequest),
@@ -79,7 +83,10 @@ impl FakeHost {
     }
 
     /// Services with this host as data engine, automation and API client.
-    pub(crate) fn services(self: &Arc<Self>, approvals: Option<Arc<ApprovalQueue>>) -> HostServices {
+    pub(crate) fn services(
+        self: &Arc<Self>,
+        approvals: Option<Arc<ApprovalQueue>>,
+    ) -> HostServices {
         HostServices {
             data_engine: Some(self.clone()),
             automation: Some(self.clone()),

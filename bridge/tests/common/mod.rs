@@ -1,6 +1,6 @@
 //! Test oracles: each model API's documented tool constraints, restated
 //! independently of the projection code, and small helpers.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use serde_json::{Map, Value};
 
@@ -43,23 +43,49 @@ pub(crate) fn check_openai_strict(schema: &Value) -> Result<(), String> {
     }
     walk(schema, &|node| {
         const KEYWORDS: &[&str] = &[
-            "type", "description", "title", "enum", "const", "$ref", "pattern", "multipleOf",
-            "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
-            "items", "anyOf", "$defs", "definitions", "properties", "required",
-            "additionalProperties", "format",
+            "type",
+            "description",
+            "title",
+            "enum",
+            "const",
+            "$ref",
+            "pattern",
+            "multipleOf",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "minItems",
+            "maxItems",
+            "items",
+            "anyOf",
+            "$defs",
+            "definitions",
+            "properties",
+            "required",
+            "additionalProperties",
+            "format",
         ];
         const FORMATS: &[&str] = &[
-            "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+            "date-time",
+            "time",
+            "date",
+            "duration",
+            "email",
+            "hostname",
+            "ipv4",
+            "ipv6",
+            "uuid",
         ];
         for key in node.keys() {
             if !KEYWORDS.contains(&key.as_str()) {
                 return Err(format!("keyword `{key}` is not supported in strict mode"));
             }
         }
-        if let Some(f) = node.get("format") {
-            if !f.as_str().is_some_and(|f| FORMATS.contains(&f)) {
-                return Err(format!("format {f} is not supported"));
-            }
+        if let Some(f) = node.get("format")
+            && !f.as_str().is_some_and(|f| FORMATS.contains(&f))
+        {
+            return Err(format!("format {f} is not supported"));
         }
         if node.get("type") == Some(&Value::from("object")) || node.contains_key("properties") {
             if node.get("additionalProperties") != Some(&Value::Bool(false)) {
@@ -72,8 +98,11 @@ pub(crate) fn check_openai_strict(schema: &Value) -> Result<(), String> {
                 .iter()
                 .map(|v| v.as_str().unwrap())
                 .collect();
-            if keys.len() != required.len() || keys.iter().any(|k| !required.contains(&k.as_str())) {
-                return Err(format!("required {required:?} is not every property {keys:?}"));
+            if keys.len() != required.len() || keys.iter().any(|k| !required.contains(&k.as_str()))
+            {
+                return Err(format!(
+                    "required {required:?} is not every property {keys:?}"
+                ));
             }
         }
         Ok(())
@@ -89,12 +118,35 @@ pub(crate) fn check_anthropic_strict(schema: &Value) -> Result<(), String> {
     }
     walk(schema, &|node| {
         const KEYWORDS: &[&str] = &[
-            "type", "description", "title", "enum", "const", "default", "$ref", "pattern",
-            "minItems", "items", "anyOf", "allOf", "$defs", "definitions", "properties",
-            "required", "additionalProperties", "format",
+            "type",
+            "description",
+            "title",
+            "enum",
+            "const",
+            "default",
+            "$ref",
+            "pattern",
+            "minItems",
+            "items",
+            "anyOf",
+            "allOf",
+            "$defs",
+            "definitions",
+            "properties",
+            "required",
+            "additionalProperties",
+            "format",
         ];
         const FORMATS: &[&str] = &[
-            "date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6",
+            "date-time",
+            "time",
+            "date",
+            "duration",
+            "email",
+            "hostname",
+            "uri",
+            "ipv4",
+            "ipv6",
             "uuid",
         ];
         for key in node.keys() {
@@ -102,25 +154,25 @@ pub(crate) fn check_anthropic_strict(schema: &Value) -> Result<(), String> {
                 return Err(format!("keyword `{key}` is not supported in strict mode"));
             }
         }
-        if let Some(f) = node.get("format") {
-            if !f.as_str().is_some_and(|f| FORMATS.contains(&f)) {
-                return Err(format!("format {f} is not supported"));
-            }
+        if let Some(f) = node.get("format")
+            && !f.as_str().is_some_and(|f| FORMATS.contains(&f))
+        {
+            return Err(format!("format {f} is not supported"));
         }
-        if let Some(n) = node.get("minItems") {
-            if n.as_u64().is_none_or(|n| n > 1) {
-                return Err(format!("minItems {n} is not 0 or 1"));
-            }
+        if let Some(n) = node.get("minItems")
+            && n.as_u64().is_none_or(|n| n > 1)
+        {
+            return Err(format!("minItems {n} is not 0 or 1"));
         }
-        if let Some(Value::Array(values)) = node.get("enum") {
-            if values.iter().any(|v| v.is_object() || v.is_array()) {
-                return Err("a non-primitive enum value".into());
-            }
+        if let Some(Value::Array(values)) = node.get("enum")
+            && values.iter().any(|v| v.is_object() || v.is_array())
+        {
+            return Err("a non-primitive enum value".into());
         }
-        if node.get("type") == Some(&Value::from("object")) || node.contains_key("properties") {
-            if node.get("additionalProperties") != Some(&Value::Bool(false)) {
-                return Err("an object without additionalProperties: false".into());
-            }
+        if (node.get("type") == Some(&Value::from("object")) || node.contains_key("properties"))
+            && node.get("additionalProperties") != Some(&Value::Bool(false))
+        {
+            return Err("an object without additionalProperties: false".into());
         }
         Ok(())
     })
@@ -132,8 +184,15 @@ pub(crate) fn check_anthropic_strict(schema: &Value) -> Result<(), String> {
 pub(crate) fn check_mcp_tool(tool: &Value) -> Result<(), String> {
     let tool = tool.as_object().ok_or("a tool is an object")?;
     for key in tool.keys() {
-        if !["name", "title", "description", "inputSchema", "outputSchema", "annotations"]
-            .contains(&key.as_str())
+        if ![
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+        ]
+        .contains(&key.as_str())
         {
             return Err(format!("unknown key `{key}`"));
         }
@@ -145,10 +204,10 @@ pub(crate) fn check_mcp_tool(tool: &Value) -> Result<(), String> {
     if !tool["description"].is_string() {
         return Err("description is a string".into());
     }
-    if let Some(title) = tool.get("title") {
-        if !title.is_string() {
-            return Err("title is a string".into());
-        }
+    if let Some(title) = tool.get("title")
+        && !title.is_string()
+    {
+        return Err("title is a string".into());
     }
     for key in ["inputSchema", "outputSchema"] {
         if let Some(schema) = tool.get(key) {
@@ -163,8 +222,14 @@ pub(crate) fn check_mcp_tool(tool: &Value) -> Result<(), String> {
     }
     if let Some(a) = tool.get("annotations") {
         for (k, v) in a.as_object().ok_or("annotations is an object")? {
-            if !["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
-                .contains(&k.as_str())
+            if ![
+                "title",
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+            ]
+            .contains(&k.as_str())
                 || (k != "title" && !v.is_boolean())
             {
                 return Err(format!("bad annotation {k}: {v}"));
@@ -181,7 +246,10 @@ pub(crate) fn openai_name_ok(name: &str) -> bool {
 
 /// Visits every schema node (the root, properties, items, anyOf entries,
 /// $defs) depth first.
-fn walk(schema: &Value, check: &dyn Fn(&Map<String, Value>) -> Result<(), String>) -> Result<(), String> {
+/// A check of one schema node.
+type NodeCheck<'c> = &'c dyn Fn(&Map<String, Value>) -> Result<(), String>;
+
+fn walk(schema: &Value, check: NodeCheck<'_>) -> Result<(), String> {
     let Value::Object(node) = schema else {
         return Ok(());
     };

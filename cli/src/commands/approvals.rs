@@ -1,10 +1,576 @@
-//! `objectstack-ai approvals` (not wired yet).
+//! `objectstack-ai approvals`: operate the human-approval queue.
+//!
+//! ```text
+//! objectstack-ai approvals --db FILE list [--state S] [--limit N]
+//! objectstack-ai approvals --db FILE show ID
+//! objectstack-ai approvals --db FILE approve ID --by WHO [--input-sha256 HASH]
+//! objectstack-ai approvals --db FILE reject ID --by WHO [--reason TEXT]
+//! objectstack-ai approvals --db FILE expire --older-than DURATION [--by WHO]
+//! objectstack-ai approvals --db FILE resolve ID --as executed|failed --by WHO [--note TEXT]
+//! ```
+//!
+//! The queue is the SQLite file the host process writes. Approving records
+//! the decision, bound to the input's SHA-256 (the one `show` prints, or
+//! the one given with `--input-sha256`); the host that owns the
+//! dispatchers executes approved actions. `expire` also turns claims whose
+//! lease ran out into `in_doubt`; `resolve` is the operator's verdict on an
+//! `in_doubt` action after checking the target system.
+//!
+//! `--format json` prints machine-readable output (errors too, as
+//! `{"error": {...}}`).
+//!
+//! Exit codes: 0 done; 1 the queue refused (unknown id, already decided,
+//! input mismatch, ...); 2 unusable file or command line.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use objectstack_bridge::approval::{
+    ApprovalError, ApprovalQueue, EXPIRY_DECIDER, ListFilter, PendingAction, Resolution,
+    SqliteStore, State, format_timestamp,
+};
+use serde_json::{Value, json};
+
+use crate::{EXIT_FINDINGS, EXIT_OK};
 
 /// Arguments of `objectstack-ai approvals`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    /// The approval queue file (SQLite) the host writes.
+    #[arg(long, value_name = "FILE")]
+    db: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
+    format: Format,
+    #[command(subcommand)]
+    command: Sub,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// For people.
+    Text,
+    /// JSON on stdout.
+    Json,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// List pending actions, oldest first.
+    List {
+        /// Only this state (pending, approved, rejected, expired, cancelled,
+        /// executing, executed, failed, in_doubt).
+        #[arg(long, value_parser = parse_state)]
+        state: Option<State>,
+        /// At most this many.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Show one pending action in full, with the input and its SHA-256.
+    Show {
+        /// The pending action's id.
+        id: String,
+    },
+    /// Approve a pending action; the host executes it.
+    Approve {
+        /// The pending action's id.
+        id: String,
+        /// Who approves (recorded).
+        #[arg(long)]
+        by: String,
+        /// The input hash you reviewed (from `show`); the approval fails if
+        /// the stored input differs. Default: the stored input's hash.
+        #[arg(long, value_name = "HASH")]
+        input_sha256: Option<String>,
+    },
+    /// Reject a pending action.
+    Reject {
+        /// The pending action's id.
+        id: String,
+        /// Who rejects (recorded).
+        #[arg(long)]
+        by: String,
+        /// Why; the next model turn can surface it.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Expire pending actions older than a duration, and mark claims whose
+    /// lease ran out as in_doubt.
+    Expire {
+        /// Age, as `90s`, `15m`, `24h`, `7d`, `1h30m`.
+        #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+        older_than: Duration,
+        /// Who expires them (recorded).
+        #[arg(long, default_value = EXPIRY_DECIDER)]
+        by: String,
+    },
+    /// Settle an in_doubt action after checking the target system.
+    Resolve {
+        /// The pending action's id.
+        id: String,
+        /// What happened.
+        #[arg(long = "as", value_enum)]
+        outcome: ResolveAs,
+        /// Who resolves (recorded).
+        #[arg(long)]
+        by: String,
+        /// What you found.
+        #[arg(long)]
+        note: Option<String>,
+    },
+}
+
+/// An operator's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ResolveAs {
+    /// It ran.
+    Executed,
+    /// It did not run (or was undone).
+    Failed,
+}
+
+fn parse_state(s: &str) -> Result<State, String> {
+    s.parse::<State>().map_err(|e| e.to_string())
+}
+
+/// Parses `90s`, `15m`, `24h`, `7d`, `2w` and sums like `1h30m`.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let hint = "write a number and a unit: s, m, h, d or w (for example 24h, 7d, 1h30m)";
+    let s = s.trim();
+    if s.is_empty() {
+        return Err(format!("empty duration: {hint}"));
+    }
+    let mut total: u64 = 0;
+    let mut digits = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit: u64 = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'w' => 604_800,
+            other => return Err(format!("unknown unit `{other}` in `{s}`: {hint}")),
+        };
+        if digits.is_empty() {
+            return Err(format!("`{s}` has a unit without a number: {hint}"));
+        }
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("`{digits}` is too large"))?;
+        total = n
+            .checked_mul(unit)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(|| format!("`{s}` is too long a duration"))?;
+        digits.clear();
+    }
+    if !digits.is_empty() {
+        return Err(format!("`{s}` ends without a unit: {hint}"));
+    }
+    Ok(Duration::from_secs(total))
+}
 
 /// Runs the command; returns the exit code.
-pub(crate) fn run(_args: Args) -> anyhow::Result<u8> {
-    anyhow::bail!("`approvals` is not available yet")
+pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
+    let store = SqliteStore::open_existing(&args.db)
+        .with_context(|| format!("cannot open the approval queue {}", args.db.display()))?;
+    let queue = ApprovalQueue::new(Arc::new(store));
+    let json = args.format == Format::Json;
+    let outcome = match args.command {
+        Sub::List { state, limit } => list(&queue, state, limit, json),
+        Sub::Show { id } => queue
+            .get(&id)
+            .map(|row| if json { to_json(&row) } else { show(&row) }),
+        Sub::Approve {
+            id,
+            by,
+            input_sha256,
+        } => approve(&queue, &id, &by, input_sha256.as_deref(), json),
+        Sub::Reject { id, by, reason } => queue.reject(&id, &by, reason.as_deref()).map(|row| {
+            if json {
+                to_json(&row)
+            } else {
+                let why = row
+                    .reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default();
+                format!("rejected {} by {by}{why}\n", row.id)
+            }
+        }),
+        Sub::Expire { older_than, by } => expire(&queue, older_than, &by, json),
+        Sub::Resolve {
+            id,
+            outcome,
+            by,
+            note,
+        } => {
+            let resolution = match outcome {
+                ResolveAs::Executed => Resolution::Executed,
+                ResolveAs::Failed => Resolution::Failed,
+            };
+            queue
+                .resolve(&id, &by, resolution, note.as_deref())
+                .map(|row| {
+                    if json {
+                        to_json(&row)
+                    } else {
+                        format!("resolved {} as {} by {by}\n", row.id, row.state)
+                    }
+                })
+        }
+    };
+    match outcome {
+        Ok(text) => {
+            write_stdout(&text)?;
+            Ok(EXIT_OK)
+        }
+        Err(ApprovalError::Store(e)) => Err(e).context("the approval queue failed"),
+        Err(e) => {
+            if json {
+                write_stdout(&pretty(&json!({"error": error_json(&e)})))?;
+            } else {
+                eprintln!("error: {e}");
+            }
+            Ok(EXIT_FINDINGS)
+        }
+    }
+}
+
+fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(err) => Err(err).context("cannot write to stdout"),
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
+    s.push('\n');
+    s
+}
+
+fn to_json(row: &PendingAction) -> String {
+    pretty(&serde_json::to_value(row).unwrap_or(Value::Null))
+}
+
+fn error_json(e: &ApprovalError) -> Value {
+    let (code, extra) = match e {
+        ApprovalError::NotFound { id } => ("not_found", json!({"id": id})),
+        ApprovalError::AlreadyDecided { id, state, by } => (
+            "already_decided",
+            json!({"id": id, "state": state, "by": by}),
+        ),
+        ApprovalError::NotApproved { id, state } => {
+            ("not_approved", json!({"id": id, "state": state}))
+        }
+        ApprovalError::NotInDoubt { id, state } => {
+            ("not_in_doubt", json!({"id": id, "state": state}))
+        }
+        ApprovalError::InputMismatch {
+            id,
+            expected,
+            actual,
+        } => (
+            "input_mismatch",
+            json!({"id": id, "expected": expected, "actual": actual}),
+        ),
+        ApprovalError::Corrupt { id, .. } => ("corrupt", json!({"id": id})),
+        ApprovalError::InvalidRequest(_) => ("invalid_request", json!({})),
+        _ => ("failed", json!({})),
+    };
+    let mut out = json!({"code": code, "message": e.to_string()});
+    if let (Some(out), Value::Object(extra)) = (out.as_object_mut(), extra) {
+        out.extend(extra);
+    }
+    out
+}
+
+fn list(
+    queue: &ApprovalQueue,
+    state: Option<State>,
+    limit: Option<usize>,
+    json: bool,
+) -> Result<String, ApprovalError> {
+    let rows = queue.list(&ListFilter {
+        state,
+        limit,
+        ..ListFilter::default()
+    })?;
+    if json {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+            .collect();
+        return Ok(pretty(&json!({"pendingActions": rows})));
+    }
+    if rows.is_empty() {
+        return Ok(match state {
+            Some(s) => format!("no pending actions in state {s}\n"),
+            None => "no pending actions\n".to_owned(),
+        });
+    }
+    let header = [
+        "ID",
+        "STATE",
+        "TOOL",
+        "OBJECT",
+        "RECORD",
+        "PROPOSED BY",
+        "CREATED",
+    ];
+    let cells: Vec<[String; 7]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.id.clone(),
+                r.state.to_string(),
+                r.tool_name.clone(),
+                r.object_name.clone().unwrap_or_else(|| "-".into()),
+                record_id(r).unwrap_or_else(|| "-".into()),
+                r.proposer.id.clone(),
+                format_timestamp(r.created_at),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for row in &cells {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cols: &[String]| {
+        let mut l = String::new();
+        for (i, (c, w)) in cols.iter().zip(widths).enumerate() {
+            if i + 1 == cols.len() {
+                l.push_str(c);
+            } else {
+                let _ = write!(l, "{c:<w$}  ");
+            }
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(&header.map(str::to_owned));
+    for row in &cells {
+        line(row);
+    }
+    let mut counts: Vec<(State, usize)> = Vec::new();
+    for r in &rows {
+        match counts.iter_mut().find(|(s, _)| *s == r.state) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((r.state, 1)),
+        }
+    }
+    counts.sort();
+    let summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let _ = writeln!(
+        out,
+        "{} pending action{} ({})",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        summary.join(", ")
+    );
+    Ok(out)
+}
+
+fn record_id(row: &PendingAction) -> Option<String> {
+    match row.input.get("recordId") {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn show(row: &PendingAction) -> String {
+    let mut out = format!("pending action {}\n", row.id);
+    let mut field = |name: &str, value: String| {
+        let _ = writeln!(out, "  {:<14}{value}", format!("{name}:"));
+    };
+    let since = format!(
+        "{} (since {}{})",
+        row.state,
+        format_timestamp(row.state_at),
+        row.state_by
+            .as_deref()
+            .map(|b| format!(", by {b}"))
+            .unwrap_or_default()
+    );
+    field("state", since);
+    let on = row
+        .object_name
+        .as_deref()
+        .map(|o| match record_id(row) {
+            Some(id) => format!(" on {o} {id}"),
+            None => format!(" on {o}"),
+        })
+        .unwrap_or_default();
+    field(
+        "action",
+        format!("{} (tool {}){on}", row.action_name, row.tool_name),
+    );
+    let who = match &row.proposer.name {
+        Some(name) => format!("{} ({name})", row.proposer.id),
+        None => row.proposer.id.clone(),
+    };
+    field(
+        "proposed",
+        format!("by {who} at {}", format_timestamp(row.created_at)),
+    );
+    let mut origin = Vec::new();
+    for (label, value) in [
+        ("conversation", &row.conversation_id),
+        ("message", &row.message_id),
+        ("tool call", &row.tool_call_id),
+        ("trace", &row.trace_id),
+    ] {
+        if let Some(v) = value {
+            origin.push(format!("{label} {v}"));
+        }
+    }
+    if !origin.is_empty() {
+        field("from", origin.join(", "));
+    }
+    if let (Some(by), Some(at)) = (&row.decided_by, row.decided_at) {
+        field("decided", format!("by {by} at {}", format_timestamp(at)));
+    }
+    if let Some(reason) = &row.reason {
+        field("reason", reason.clone());
+    }
+    if let (Some(by), Some(at)) = (&row.claimed_by, row.claimed_at) {
+        let lease = row
+            .lease_until
+            .map(|l| format!(", lease until {}", format_timestamp(l)))
+            .unwrap_or_default();
+        field(
+            "claimed",
+            format!("by {by} at {}{lease}", format_timestamp(at)),
+        );
+    }
+    if let Some(at) = row.finished_at {
+        field("finished", format_timestamp(at));
+    }
+    if let Some(error) = &row.error {
+        field("error", error.clone());
+    }
+    field("input sha256", row.input_sha256.clone());
+    out.push_str("  input:\n");
+    let input = serde_json::to_string_pretty(&row.input).unwrap_or_default();
+    for l in input.lines() {
+        let _ = writeln!(out, "    {l}");
+    }
+    if let Some(result) = &row.result {
+        out.push_str("  result:\n");
+        let result = serde_json::to_string_pretty(result).unwrap_or_default();
+        for l in result.lines() {
+            let _ = writeln!(out, "    {l}");
+        }
+    }
+    out
+}
+
+fn approve(
+    queue: &ApprovalQueue,
+    id: &str,
+    by: &str,
+    input_sha256: Option<&str>,
+    json: bool,
+) -> Result<String, ApprovalError> {
+    let hash = match input_sha256 {
+        Some(h) => h.trim().to_ascii_lowercase(),
+        None => queue.get(id)?.input_sha256,
+    };
+    let row = queue.approve(id, by, &hash)?;
+    if json {
+        return Ok(to_json(&row));
+    }
+    Ok(format!(
+        "approved {} by {by} (action {}, input sha256 {}); the host executes approved actions\n",
+        row.id, row.action_name, row.input_sha256
+    ))
+}
+
+fn expire(
+    queue: &ApprovalQueue,
+    older_than: Duration,
+    by: &str,
+    json: bool,
+) -> Result<String, ApprovalError> {
+    let expired = queue.expire_older_than(older_than, by)?;
+    let in_doubt = queue.sweep_expired_leases()?;
+    let ids = |rows: &[PendingAction]| rows.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    if json {
+        return Ok(pretty(
+            &json!({"expired": ids(&expired), "inDoubt": ids(&in_doubt)}),
+        ));
+    }
+    let mut out = format!(
+        "expired {} pending action{} older than {}",
+        expired.len(),
+        if expired.len() == 1 { "" } else { "s" },
+        human_duration(older_than)
+    );
+    if !expired.is_empty() {
+        let _ = write!(out, ": {}", ids(&expired).join(", "));
+    }
+    out.push('\n');
+    if !in_doubt.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} claim{} ran out of lease and {} now in_doubt (check the target system, then `resolve`): {}",
+            in_doubt.len(),
+            if in_doubt.len() == 1 { "" } else { "s" },
+            if in_doubt.len() == 1 { "is" } else { "are" },
+            ids(&in_doubt).join(", ")
+        );
+    }
+    Ok(out)
+}
+
+fn human_duration(d: Duration) -> String {
+    let mut secs = d.as_secs();
+    if secs == 0 {
+        return "0s".to_owned();
+    }
+    let mut out = String::new();
+    for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] {
+        if secs >= size {
+            let _ = write!(out, "{}{unit}", secs / size);
+            secs %= size;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units_and_sums() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("24h"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("2w"), Ok(Duration::from_secs(1_209_600)));
+        assert_eq!(parse_duration("0s"), Ok(Duration::ZERO));
+        for bad in ["", "24", "h", "3x", "1.5h", "99999999999999999999d"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert_eq!(human_duration(Duration::from_secs(5400)), "1h30m");
+        assert_eq!(human_duration(Duration::from_secs(86_401)), "1d1s");
+    }
 }

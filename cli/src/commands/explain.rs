@@ -1,6 +1,5 @@
-//! `objectstack-ai explain RULE`: a lint rule's documentation.
-
-use objectstack_lint::rules;
+//! `objectstack-ai explain RULE`: a lint rule's documentation (or a `spec`
+//! validation id's).
 
 use crate::{EXIT_OK, EXIT_UNUSABLE};
 
@@ -14,14 +13,9 @@ pub(crate) struct Args {
 
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
-    match rules::find(&args.rule) {
-        Some(rule) => {
-            println!(
-                "# {} (default: {})\n\n{}",
-                rule.id(),
-                rule.default_severity(),
-                rule.doc()
-            );
+    match objectstack_lint::documentation(&args.rule) {
+        Some((severity, _, doc)) => {
+            println!("# {} (default: {severity})\n\n{doc}", args.rule);
             Ok(EXIT_OK)
         }
         None => {

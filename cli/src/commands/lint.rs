@@ -170,8 +170,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     if let Some(path) = &args.baseline {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the baseline {}", path.display()))?;
-        let baseline = Baseline::from_json(&text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let baseline =
+            Baseline::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let Filtered {
             new,
             accepted,
@@ -179,7 +179,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         } = baseline.filter(findings);
         findings = new;
         if accepted > 0 {
-            eprintln!("note: {accepted} finding(s) accepted by the baseline {}", path.display());
+            eprintln!(
+                "note: {accepted} finding(s) accepted by the baseline {}",
+                path.display()
+            );
         }
         if !gone.is_empty() {
             eprintln!(
@@ -214,8 +217,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         other => render::render(other, &findings, &texts, files_linted),
     };
     for (format, path) in &args.report {
-        std::fs::write(path, render::render(*format, &findings, &texts, files_linted))
-            .with_context(|| format!("cannot write the {format} report {}", path.display()))?;
+        std::fs::write(
+            path,
+            render::render(*format, &findings, &texts, files_linted),
+        )
+        .with_context(|| format!("cannot write the {format} report {}", path.display()))?;
     }
     print!("{main}");
 

@@ -1,6 +1,5 @@
-//! `objectstack-ai rules`: the lint rules, one per line.
-
-use objectstack_lint::rules::RULES;
+//! `objectstack-ai rules`: the lint rules and the `spec` validation ids,
+//! one per line.
 
 use crate::EXIT_OK;
 
@@ -14,17 +13,22 @@ pub(crate) fn run(_args: Args) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// `id  severity  summary` for every rule, aligned.
+/// `id  severity  summary` for every id, aligned, lint rules first.
 fn render() -> String {
-    let width = RULES.iter().map(|r| r.id().len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for rule in RULES {
-        out.push_str(&format!(
-            "{:width$}  {:7}  {}\n",
-            rule.id(),
-            rule.default_severity().as_str(),
-            rule.summary()
-        ));
+    let ids = objectstack_lint::rule_ids();
+    let width = ids.iter().map(|id| id.len()).max().unwrap_or(0);
+    let lint_rules = objectstack_lint::rules::RULES.len();
+    let mut out = String::from("Reference-integrity rules:\n");
+    for (i, id) in ids.iter().enumerate() {
+        if i == lint_rules {
+            out.push_str("\nMetadata validation (also reported by `lint`):\n");
+        }
+        if let Some((severity, summary, _)) = objectstack_lint::documentation(id) {
+            out.push_str(&format!(
+                "  {id:width$}  {:7}  {summary}\n",
+                severity.as_str()
+            ));
+        }
     }
     out.push_str(
         "\n`objectstack-ai explain RULE` prints a rule's documentation; `--allow`, `--warn` and \

@@ -78,11 +78,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_UNUSABLE);
     }
-    if let Some(url) = &args.api_base_url {
-        if let Err(why) = check_base_url(url) {
-            eprintln!("error: --api-base-url {url}: {why}");
-            return Ok(EXIT_UNUSABLE);
-        }
+    if let Some(url) = &args.api_base_url
+        && let Err(why) = check_base_url(url)
+    {
+        eprintln!("error: --api-base-url {url}: {why}");
+        return Ok(EXIT_UNUSABLE);
     }
     let document = crate::input::read_document(&args.file)?;
     let wiring = Wiring {
@@ -229,9 +229,17 @@ fn write_human(
         writeln!(out, "The stack has no actions.")?;
     } else {
         let headers = ("ACTION", "STATUS", "WHAT WOULD CHANGE IT");
-        let w_action = rows.iter().map(|r| r.action.chars().count()).max().unwrap_or(0);
+        let w_action = rows
+            .iter()
+            .map(|r| r.action.chars().count())
+            .max()
+            .unwrap_or(0);
         let w_action = w_action.max(headers.0.len());
-        let w_status = rows.iter().map(|r| r.status.chars().count()).max().unwrap_or(0);
+        let w_status = rows
+            .iter()
+            .map(|r| r.status.chars().count())
+            .max()
+            .unwrap_or(0);
         let w_status = w_status.max(headers.1.len());
         writeln!(
             out,

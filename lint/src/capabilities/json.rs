@@ -1,46 +1,72 @@
 //! The JSON format; its shape is documented in the module docs of
 //! [`super`] and is stable.
 
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::{Capabilities, DeadReference, Grants, SkillRef, Summary, Tool, ToolRef, View};
 
 pub(super) fn render(view: &View<'_>) -> String {
-    let caps = view.caps;
-    let agents: Vec<Value> = view
-        .agents
-        .iter()
-        .map(|agent| {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::pretty(&mut out);
+    // Serialising into memory fails only on a non-string map key, which
+    // this shape never has.
+    if Document(view).serialize(&mut ser).is_err() {
+        return String::new();
+    }
+    let mut text = String::from_utf8(out).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The whole document, serialised one agent at a time so a large stack
+/// never holds more than one agent's tree in memory.
+struct Document<'a, 'v>(&'a View<'v>);
+
+impl Serialize for Document<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let view = self.0;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("agents", &Agents(view))?;
+        let unattached = view.unattached.map(|g| {
+            let mut m = Map::new();
+            grants(&mut m, view.caps, g);
+            Value::Object(m)
+        });
+        map.serialize_entry("unattached", &unattached)?;
+        let summary = Summary::of(view);
+        map.serialize_entry(
+            "summary",
+            &json!({
+                "agents": summary.agents,
+                "skills": summary.skills,
+                "tools": summary.tools,
+                "needsApproval": summary.needs_approval,
+                "deadReferences": summary.dead,
+            }),
+        )?;
+        map.end()
+    }
+}
+
+struct Agents<'a, 'v>(&'a View<'v>);
+
+impl Serialize for Agents<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let view = self.0;
+        let mut seq = serializer.serialize_seq(Some(view.agents.len()))?;
+        for agent in &view.agents {
             let mut m = Map::new();
             m.insert("name".into(), json!(agent.name));
             m.insert("label".into(), json!(agent.label));
             m.insert("surface".into(), json!(agent.surface));
             m.insert("active".into(), json!(agent.active));
             m.insert("path".into(), json!(agent.path));
-            grants(&mut m, caps, &agent.grants);
-            Value::Object(m)
-        })
-        .collect();
-    let unattached = view.unattached.map_or(Value::Null, |g| {
-        let mut m = Map::new();
-        grants(&mut m, caps, g);
-        Value::Object(m)
-    });
-    let summary = Summary::of(view);
-    let doc = json!({
-        "agents": agents,
-        "unattached": unattached,
-        "summary": {
-            "agents": summary.agents,
-            "skills": summary.skills,
-            "tools": summary.tools,
-            "needsApproval": summary.needs_approval,
-            "deadReferences": summary.dead,
-        },
-    });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+            grants(&mut m, view.caps, &agent.grants);
+            seq.serialize_element(&Value::Object(m))?;
+        }
+        seq.end()
+    }
 }
 
 fn grants(m: &mut Map<String, Value>, caps: &Capabilities, grants: &Grants) {

@@ -489,10 +489,20 @@ pub enum CapabilitiesError {
 fn known_agents(known: &[String]) -> String {
     if known.is_empty() {
         "it defines no agents (leave out --agent to see its skills)".to_owned()
+    } else if known.len() > KNOWN_SHOWN {
+        let shown = known.get(..KNOWN_SHOWN).unwrap_or(known);
+        format!(
+            "known agents: {} and {} more",
+            shown.join(", "),
+            known.len() - KNOWN_SHOWN
+        )
     } else {
         format!("known agents: {}", known.join(", "))
     }
 }
+
+/// How many agent names an unknown-agent message lists.
+const KNOWN_SHOWN: usize = 20;
 
 /// Reads a stack and builds its capability view (see the module docs).
 pub fn build(stack: &Map<String, Value>) -> Capabilities {
@@ -1270,6 +1280,14 @@ mod tests {
                 path: "tools[1]".to_owned()
             }
         );
+    }
+
+    #[test]
+    fn unknown_agent_message_lists_at_most_twenty() {
+        let known: Vec<String> = (0..25).map(|i| format!("a{i}")).collect();
+        let msg = known_agents(&known);
+        assert!(msg.starts_with("known agents: a0, a1,"), "{msg}");
+        assert!(msg.ends_with("a19 and 5 more"), "{msg}");
     }
 
     #[test]

@@ -15,11 +15,19 @@ pub fn github(findings: &[Finding], files: usize) -> String {
             props.push(format!("line={}", l.line));
             props.push(format!("col={}", l.column));
         }
-        props.push(format!("title={}", property(&format!("{} ({})", f.rule, f.path))));
+        props.push(format!(
+            "title={}",
+            property(&format!("{} ({})", f.rule, f.path))
+        ));
         let mut text = f.message.clone();
         text.push_str("\n\nHint: ");
         text.push_str(&f.hint);
-        out.push_str(&format!("::{} {}::{}\n", f.severity, props.join(","), data(&text)));
+        out.push_str(&format!(
+            "::{} {}::{}\n",
+            f.severity,
+            props.join(","),
+            data(&text)
+        ));
     }
     out.push_str(&format!(
         "::notice title=objectstack-ai lint::{}\n",
@@ -30,7 +38,9 @@ pub fn github(findings: &[Finding], files: usize) -> String {
 
 /// Escapes a workflow command's message.
 fn data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escapes a workflow command's property value.

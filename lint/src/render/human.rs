@@ -58,7 +58,11 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
             Snippet::source(line.to_owned())
                 .line_start(l.line)
                 .path(l.file.clone())
-                .annotation(AnnotationKind::Primary.span(start..end.max(start)).label(label.clone())),
+                .annotation(
+                    AnnotationKind::Primary
+                        .span(start..end.max(start))
+                        .label(label.clone()),
+                ),
         )
     });
     let mut primary = Group::with_title(title);
@@ -73,7 +77,11 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         }
     }
     primary = primary.element(Level::HELP.message(f.hint.as_str()));
-    if let Some(s) = &f.suggestion {
+    if let Some(s) = f
+        .suggestion
+        .as_ref()
+        .filter(|s| !f.message.contains(&format!("Did you mean \"{s}\"?")))
+    {
         primary = primary.element(Level::HELP.message(format!("did you mean \"{s}\"?")));
     }
     renderer.render(&[primary])

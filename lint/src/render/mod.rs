@@ -74,7 +74,12 @@ pub struct SourceText<'a> {
 
 /// Renders `findings` from `files` linted files in `format` (`human` without
 /// colour).
-pub fn render(format: Format, findings: &[Finding], sources: &[SourceText<'_>], files: usize) -> String {
+pub fn render(
+    format: Format,
+    findings: &[Finding],
+    sources: &[SourceText<'_>],
+    files: usize,
+) -> String {
     match format {
         Format::Human => human(findings, sources, files, &HumanOptions::default()),
         Format::Json => json(findings, files),
@@ -117,7 +122,13 @@ mod tests {
 
     #[test]
     fn summary_lines() {
-        let s = |errors, warnings, files| summary_line(&Summary { errors, warnings, files });
+        let s = |errors, warnings, files| {
+            summary_line(&Summary {
+                errors,
+                warnings,
+                files,
+            })
+        };
         assert_eq!(s(0, 0, 1), "no findings in 1 file");
         assert_eq!(s(1, 10, 2), "1 error, 10 warnings in 2 files");
     }

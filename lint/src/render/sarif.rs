@@ -16,20 +16,18 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 pub fn sarif(findings: &[Finding]) -> String {
     let mut rules: Vec<Value> = RULES
         .iter()
-        .map(|r| {
-            rule_descriptor(
-                r.id(),
-                r.summary(),
-                &r.doc(),
-                r.default_severity(),
-            )
-        })
+        .map(|r| rule_descriptor(r.id(), &r.summary(), &r.doc(), r.default_severity()))
         .collect();
     let mut ids: Vec<String> = RULES.iter().map(|r| r.id().to_owned()).collect();
     for f in findings {
         if !ids.contains(&f.rule) {
-            let (summary, doc) = crate::validation::describe(&f.rule);
-            rules.push(rule_descriptor(&f.rule, &summary, &doc, f.severity));
+            let descriptor = match crate::validation::describe(&f.rule) {
+                Some((severity, summary, doc)) => {
+                    rule_descriptor(&f.rule, &summary, &doc, severity)
+                }
+                None => rule_descriptor(&f.rule, &f.rule, &f.rule, f.severity),
+            };
+            rules.push(descriptor);
             ids.push(f.rule.clone());
         }
     }
@@ -177,12 +175,21 @@ mod tests {
             artifact("./my stacks/a.json"),
             json!({"uri": "my%20stacks/a.json", "uriBaseId": "%SRCROOT%"})
         );
-        assert_eq!(artifact("/tmp/a.json"), json!({"uri": "file:///tmp/a.json"}));
+        assert_eq!(
+            artifact("/tmp/a.json"),
+            json!({"uri": "file:///tmp/a.json"})
+        );
     }
 
     #[test]
     fn names_and_sections() {
-        assert_eq!(pascal_case("ai-skill-tool-unresolved"), "AiSkillToolUnresolved");
-        assert_eq!(what_it_finds("x\n## What it finds\n\nA.\n\n## Why\nB"), Some("A."));
+        assert_eq!(
+            pascal_case("ai-skill-tool-unresolved"),
+            "AiSkillToolUnresolved"
+        );
+        assert_eq!(
+            what_it_finds("x\n## What it finds\n\nA.\n\n## Why\nB"),
+            Some("A.")
+        );
     }
 }

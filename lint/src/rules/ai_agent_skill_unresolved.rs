@@ -106,10 +106,16 @@ mod tests {
                        {"name": "x", "skills": "case_triage"}]
         }));
         let hits = check_rule(&RULE, &d);
-        let got: Vec<_> = hits.iter().map(|h| (h.path.as_str(), h.suggestion.as_deref())).collect();
+        let got: Vec<_> = hits
+            .iter()
+            .map(|h| (h.path.as_str(), h.suggestion.as_deref()))
+            .collect();
         assert_eq!(
             got,
-            [("agents[0].skills[1]", Some("email_drafting")), ("agents[0].skills[4]", None)]
+            [
+                ("agents[0].skills[1]", Some("email_drafting")),
+                ("agents[0].skills[4]", None)
+            ]
         );
         assert_eq!(hits[0].where_, "agent \"support\" \u{b7} skills");
     }

@@ -1,7 +1,9 @@
 //! `ai-destructive-asserted-safe`: an exposed destructive-looking action
 //! that opts out of confirmation.
 
-use objectstack_spec::materialise::{ai_block, asserted_safe_despite_destructive, destructive_signal};
+use objectstack_spec::materialise::{
+    ai_block, asserted_safe_despite_destructive, destructive_signal,
+};
 use serde_json::Value;
 
 use crate::finding::Severity;
@@ -52,7 +54,8 @@ declare_rule! {
 fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
     for action in &cx.stack.actions {
         let fields = action.entry.fields();
-        let exposed = ai_block(fields).is_some_and(|ai| ai.get("exposed") == Some(&Value::Bool(true)));
+        let exposed =
+            ai_block(fields).is_some_and(|ai| ai.get("exposed") == Some(&Value::Bool(true)));
         if !exposed || !asserted_safe_despite_destructive(fields) {
             continue;
         }

@@ -60,7 +60,8 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
         let Some(signal) = destructive_signal(fields) else {
             continue;
         };
-        let decided = ai_block(fields).is_some_and(|ai| matches!(ai.get("exposed"), Some(Value::Bool(_))));
+        let decided =
+            ai_block(fields).is_some_and(|ai| matches!(ai.get("exposed"), Some(Value::Bool(_))));
         if decided {
             continue;
         }
@@ -122,12 +123,17 @@ mod tests {
         let hits = check_rule(&RULE, &d);
         let paths: Vec<_> = hits.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["actions[0]", "actions[1]", "actions[2]"]);
-        assert!(hits[0].message.starts_with("Action \"a\" looks destructive (`mode: delete`)"));
+        assert!(
+            hits[0]
+                .message
+                .starts_with("Action \"a\" looks destructive (`mode: delete`)")
+        );
     }
 
     #[test]
     fn object_actions_are_checked_too() {
-        let d = doc(json!({"objects": [{"name": "o", "actions": [{"name": "x", "mode": "delete"}]}]}));
+        let d =
+            doc(json!({"objects": [{"name": "o", "actions": [{"name": "x", "mode": "delete"}]}]}));
         let hits = check_rule(&RULE, &d);
         assert_eq!(hits[0].where_, "object \"o\" \u{b7} action \"x\"");
         assert_eq!(hits[0].path, "objects[0].actions[0]");

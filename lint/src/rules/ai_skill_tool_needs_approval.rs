@@ -138,7 +138,11 @@ mod tests {
         assert_eq!(refs, ["action_void", "action_send"]);
         assert!(hits[0].message.contains("`confirmText`"));
         assert!(hits[1].message.contains("`ai.requiresConfirmation: true`"));
-        assert!(hits[0].message.contains("object \"inv\" \u{b7} action \"void\""));
+        assert!(
+            hits[0]
+                .message
+                .contains("object \"inv\" \u{b7} action \"void\"")
+        );
     }
 
     #[test]

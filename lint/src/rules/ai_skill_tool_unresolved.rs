@@ -115,15 +115,15 @@ fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {
     if let Some(prefix) = reference.strip_suffix('*') {
         return Kind::Wildcard(prefix);
     }
-    if let Some(action) = reference.strip_prefix(ACTION_PREFIX) {
-        if cx.unexposed.contains(action) {
-            let reason = cx
-                .actions_named(action)
-                .find_map(|a| static_skip(a.entry.fields()))
-                .map(|skip| skip.reason())
-                .unwrap_or_default();
-            return Kind::Unexposed(action, reason);
-        }
+    if let Some(action) = reference.strip_prefix(ACTION_PREFIX)
+        && cx.unexposed.contains(action)
+    {
+        let reason = cx
+            .actions_named(action)
+            .find_map(|a| static_skip(a.entry.fields()))
+            .map(|skip| skip.reason())
+            .unwrap_or_default();
+        return Kind::Unexposed(action, reason);
     }
     Kind::Fictional(cx.universe.suggest(reference))
 }
@@ -216,7 +216,11 @@ mod tests {
         }));
         let hits = check_rule(&RULE, &d);
         assert_eq!(hits[0].suggestion.as_deref(), Some("action_close_case"));
-        assert!(hits[0].message.ends_with(" Did you mean \"action_close_case\"?"));
+        assert!(
+            hits[0]
+                .message
+                .ends_with(" Did you mean \"action_close_case\"?")
+        );
     }
 
     #[test]
@@ -268,7 +272,8 @@ mod tests {
 
     #[test]
     fn map_shaped_skills() {
-        let d = doc(json!({"skills": {"a": {"tools": ["x"]}, "b": {"name": "bee", "tools": ["y"]}}}));
+        let d =
+            doc(json!({"skills": {"a": {"tools": ["x"]}, "b": {"name": "bee", "tools": ["y"]}}}));
         let hits = check_rule(&RULE, &d);
         assert_eq!(hits.len(), 2);
         assert_eq!(hits[1].path, "skills[1].tools[0]");

@@ -92,7 +92,11 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
             suggestion: None,
         });
     }
-    let Some(name) = binding.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
+    let Some(name) = binding
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    else {
         return Some(Problem {
             key: binding.contains_key("name").then_some("name"),
             message: format!(
@@ -241,7 +245,10 @@ mod tests {
             ]
         }));
         let hits = check_rule(&RULE, &d);
-        let got: Vec<_> = hits.iter().map(|h| (h.path.as_str(), h.suggestion.as_deref())).collect();
+        let got: Vec<_> = hits
+            .iter()
+            .map(|h| (h.path.as_str(), h.suggestion.as_deref()))
+            .collect();
         assert_eq!(
             got,
             [
@@ -253,8 +260,16 @@ mod tests {
                 ("tools[5].binding", None),
             ]
         );
-        assert!(hits[1].message.contains("not exposed"), "{}", hits[1].message);
-        assert!(hits[0].message.ends_with("Did you mean \"renew_contract\"?"));
+        assert!(
+            hits[1].message.contains("not exposed"),
+            "{}",
+            hits[1].message
+        );
+        assert!(
+            hits[0]
+                .message
+                .ends_with("Did you mean \"renew_contract\"?")
+        );
         assert_eq!(hits[0].where_, "tool \"a\" \u{b7} binding");
     }
 }

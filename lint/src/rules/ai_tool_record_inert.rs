@@ -75,12 +75,11 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                      that names it resolves, but the call has no handler behind it. The record \
                      is inert metadata that looks like a capability."
                 ),
-                hint: format!(
-                    "Delete the record and reference the materialised `action_<name>` of an \
-                     exposed action instead (no record needed), or bind the record to the \
-                     executable it refines: `\"binding\": {{ \"type\": \"action\", \"name\": \
-                     \"...\" }}` (or `\"type\": \"flow\"`)."
-                ),
+                hint: "Delete the record and reference the materialised `action_<name>` of an \
+                       exposed action instead (no record needed), or bind the record to the \
+                       executable it refines: `\"binding\": { \"type\": \"action\", \"name\": \
+                       \"...\" }` (or `\"type\": \"flow\"`)."
+                    .to_owned(),
                 reference: None,
                 suggestion: None,
             }
@@ -108,10 +107,17 @@ mod tests {
             ]
         }));
         let hits = check_rule(&RULE, &d);
-        let paths: Vec<_> = hits.iter().map(|h| (h.path.as_str(), h.where_.as_str())).collect();
+        let paths: Vec<_> = hits
+            .iter()
+            .map(|h| (h.path.as_str(), h.where_.as_str()))
+            .collect();
         assert_eq!(
             paths,
-            [("tools[0]", "tool \"a\""), ("tools[2]", "tool \"c\""), ("tools[3]", "tool \"#3\"")]
+            [
+                ("tools[0]", "tool \"a\""),
+                ("tools[2]", "tool \"c\""),
+                ("tools[3]", "tool \"#3\"")
+            ]
         );
     }
 }

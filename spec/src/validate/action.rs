@@ -19,13 +19,53 @@ use crate::path::JsonPath;
 
 /// Every key upstream declares on an action (17.4.0).
 const ACTION_KEYS: &[&str] = &[
-    "name", "label", "description", "objectName", "icon", "locations", "component", "type",
-    "target", "openIn", "body", "operation", "patch", "execute", "params", "variant", "order",
-    "confirmText", "successMessage", "errorMessage", "refreshAfter", "undoable", "resultDialog",
-    "visible", "requiresFeature", "disabled", "requiredPermissions", "shortcut", "bulkEnabled",
-    "ai", "recordIdParam", "recordIdField", "bodyShape", "method", "bodyExtra", "mode",
-    "opensInNewTab", "newTabUrl", "onSuccess", "aria", "_lock", "_lockReason", "_lockSource",
-    "_provenance", "_packageId", "_packageVersion", "_lockDocsUrl",
+    "name",
+    "label",
+    "description",
+    "objectName",
+    "icon",
+    "locations",
+    "component",
+    "type",
+    "target",
+    "openIn",
+    "body",
+    "operation",
+    "patch",
+    "execute",
+    "params",
+    "variant",
+    "order",
+    "confirmText",
+    "successMessage",
+    "errorMessage",
+    "refreshAfter",
+    "undoable",
+    "resultDialog",
+    "visible",
+    "requiresFeature",
+    "disabled",
+    "requiredPermissions",
+    "shortcut",
+    "bulkEnabled",
+    "ai",
+    "recordIdParam",
+    "recordIdField",
+    "bodyShape",
+    "method",
+    "bodyExtra",
+    "mode",
+    "opensInNewTab",
+    "newTabUrl",
+    "onSuccess",
+    "aria",
+    "_lock",
+    "_lockReason",
+    "_lockSource",
+    "_provenance",
+    "_packageId",
+    "_packageVersion",
+    "_lockDocsUrl",
 ];
 
 const ACTION: Shape = Shape {
@@ -56,9 +96,24 @@ const ACTION: Shape = Shape {
 
 /// Every key upstream declares on an action param (17.4.0).
 const PARAM_KEYS: &[&str] = &[
-    "name", "field", "objectOverride", "label", "type", "required", "options", "placeholder",
-    "helpText", "defaultValue", "multiple", "accept", "maxSize", "reference", "defaultFromRow",
-    "carryOver", "visible", "requiresFeature",
+    "name",
+    "field",
+    "objectOverride",
+    "label",
+    "type",
+    "required",
+    "options",
+    "placeholder",
+    "helpText",
+    "defaultValue",
+    "multiple",
+    "accept",
+    "maxSize",
+    "reference",
+    "defaultFromRow",
+    "carryOver",
+    "visible",
+    "requiresFeature",
 ];
 
 const PARAM: Shape = Shape {
@@ -85,12 +140,55 @@ const PARAM: Shape = Shape {
 
 /// The field types a param `type` may name (upstream `FieldType`, 17.4.0).
 pub(crate) const FIELD_TYPES: &[&str] = &[
-    "text", "textarea", "email", "url", "phone", "password", "secret", "markdown", "html",
-    "richtext", "number", "currency", "percent", "date", "datetime", "time", "boolean", "toggle",
-    "select", "multiselect", "radio", "checkboxes", "lookup", "master_detail", "tree", "user",
-    "image", "file", "avatar", "video", "audio", "formula", "summary", "autonumber", "composite",
-    "repeater", "record", "location", "address", "code", "json", "color", "rating", "slider",
-    "signature", "qrcode", "progress", "tags", "vector",
+    "text",
+    "textarea",
+    "email",
+    "url",
+    "phone",
+    "password",
+    "secret",
+    "markdown",
+    "html",
+    "richtext",
+    "number",
+    "currency",
+    "percent",
+    "date",
+    "datetime",
+    "time",
+    "boolean",
+    "toggle",
+    "select",
+    "multiselect",
+    "radio",
+    "checkboxes",
+    "lookup",
+    "master_detail",
+    "tree",
+    "user",
+    "image",
+    "file",
+    "avatar",
+    "video",
+    "audio",
+    "formula",
+    "summary",
+    "autonumber",
+    "composite",
+    "repeater",
+    "record",
+    "location",
+    "address",
+    "code",
+    "json",
+    "color",
+    "rating",
+    "slider",
+    "signature",
+    "qrcode",
+    "progress",
+    "tags",
+    "vector",
 ];
 
 /// Checks every action of one collection and their names' uniqueness.
@@ -104,7 +202,9 @@ pub(crate) fn check_all(
 ) {
     let mut names = Vec::new();
     for entry in entries {
-        let Some(raw) = entry.raw(parent, key) else { continue };
+        let Some(raw) = entry.raw(parent, key) else {
+            continue;
+        };
         if let Some(name) = record_name(cx, entry, raw, "action", Some(Grammar::Identifier)) {
             names.push(name);
         }
@@ -145,8 +245,15 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>, object: Optio
             ("newTabUrl", Expected::String),
         ],
     );
-    if let Some(name) = field(cx, raw, "objectName", path, Expected::String).and_then(Value::as_str) {
-        name_grammar(cx, name, (path.key("objectName"), Anchor::Value), "`objectName`", Grammar::Snake);
+    if let Some(name) = field(cx, raw, "objectName", path, Expected::String).and_then(Value::as_str)
+    {
+        name_grammar(
+            cx,
+            name,
+            (path.key("objectName"), Anchor::Value),
+            "`objectName`",
+            Grammar::Snake,
+        );
     }
     action_type(cx, raw, path);
     enum_field(cx, raw, "variant", path, ActionVariant::NAMES);
@@ -161,18 +268,26 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>, object: Optio
                 Some(l) => {
                     super::check::enum_value(cx, l, at, "a location", ActionLocation::NAMES);
                 }
-                None => cx.push(super::check::wrong_type(at, "a location", Expected::String, location)),
+                None => cx.push(super::check::wrong_type(
+                    at,
+                    "a location",
+                    Expected::String,
+                    location,
+                )),
             }
         }
     }
     let declared = params(cx, raw, path, &who);
     match raw.get("ai") {
         None => {}
-        Some(Value::Object(block)) => ai::check(cx, block, &path.key("ai"), declared.as_deref(), &who),
+        Some(Value::Object(block)) => {
+            ai::check(cx, block, &path.key("ai"), declared.as_deref(), &who)
+        }
         Some(other) => {
             let mut d = super::check::wrong_type(path.key("ai"), "`ai`", Expected::Object, other);
             if other.is_boolean() {
-                d.fix = "write the block: `\"ai\": {\"exposed\": true, \"description\": \"...\"}`".to_owned();
+                d.fix = "write the block: `\"ai\": {\"exposed\": true, \"description\": \"...\"}`"
+                    .to_owned();
             }
             cx.push(d);
         }
@@ -199,7 +314,12 @@ fn action_type(cx: &mut Cx, raw: &Map<String, Value>, path: &JsonPath) {
 
 /// Checks `params`; returns the declared param names, or `None` when
 /// `params` is unusable (so hints cannot be judged).
-fn params(cx: &mut Cx, raw: &Map<String, Value>, path: &JsonPath, who: &str) -> Option<Vec<String>> {
+fn params(
+    cx: &mut Cx,
+    raw: &Map<String, Value>,
+    path: &JsonPath,
+    who: &str,
+) -> Option<Vec<String>> {
     let Some(value) = raw.get("params") else {
         return Some(Vec::new());
     };
@@ -212,11 +332,18 @@ fn params(cx: &mut Cx, raw: &Map<String, Value>, path: &JsonPath, who: &str) -> 
     for (i, item) in items.iter().enumerate() {
         let at = path.key("params").index(i);
         let Value::Object(param) = item else {
-            cx.push(super::check::wrong_type(at, "each param", Expected::Object, item));
+            cx.push(super::check::wrong_type(
+                at,
+                "each param",
+                Expected::Object,
+                item,
+            ));
             continue;
         };
         let label = match (param.get("name"), param.get("field")) {
-            (Some(Value::String(n)), _) | (None, Some(Value::String(n))) => format!("param `{n}` of {who}"),
+            (Some(Value::String(n)), _) | (None, Some(Value::String(n))) => {
+                format!("param `{n}` of {who}")
+            }
             _ => format!("param #{i} of {who}"),
         };
         if let Some(name) = self::param(cx, param, &at, &label) {
@@ -256,13 +383,27 @@ fn param(
         ],
     );
     enum_field(cx, param, "type", path, FIELD_TYPES);
-    if let Some(o) = field(cx, param, "objectOverride", path, Expected::String).and_then(Value::as_str) {
-        name_grammar(cx, o, (path.key("objectOverride"), Anchor::Value), "`objectOverride`", Grammar::Snake);
+    if let Some(o) =
+        field(cx, param, "objectOverride", path, Expected::String).and_then(Value::as_str)
+    {
+        name_grammar(
+            cx,
+            o,
+            (path.key("objectOverride"), Anchor::Value),
+            "`objectOverride`",
+            Grammar::Snake,
+        );
     }
     let name = field(cx, param, "name", path, Expected::String).and_then(Value::as_str);
     let field_name = field(cx, param, "field", path, Expected::String).and_then(Value::as_str);
     if let Some(f) = field_name {
-        name_grammar(cx, f, (path.key("field"), Anchor::Value), "`field`", Grammar::Identifier);
+        name_grammar(
+            cx,
+            f,
+            (path.key("field"), Anchor::Value),
+            "`field`",
+            Grammar::Identifier,
+        );
     }
     match (name, field_name) {
         (Some(n), _) => Some((n.to_owned(), path.key("name"), Anchor::Value)),
@@ -293,15 +434,23 @@ mod tests {
 
     #[test]
     fn retired_and_misplaced_keys() {
-        let d = run(json!({"actions": [{"name": "close_case", "aiExposed": true, "exposed": true,
-            "requiresConfirmation": true, "llm": {}, "icon": "x", "refreshAfter": true}]}));
-        let got: Vec<_> = d.iter().map(|d| (d.id.as_str(), d.path.to_string())).collect();
+        let d = run(
+            json!({"actions": [{"name": "close_case", "aiExposed": true, "exposed": true,
+            "requiresConfirmation": true, "llm": {}, "icon": "x", "refreshAfter": true}]}),
+        );
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| (d.id.as_str(), d.path.to_string()))
+            .collect();
         assert_eq!(
             got,
             vec![
                 ("spec-retired-key", "actions[0].aiExposed".to_owned()),
                 ("spec-retired-key", "actions[0].exposed".to_owned()),
-                ("spec-retired-key", "actions[0].requiresConfirmation".to_owned()),
+                (
+                    "spec-retired-key",
+                    "actions[0].requiresConfirmation".to_owned()
+                ),
                 ("spec-unknown-key", "actions[0].llm".to_owned()),
             ]
         );
@@ -312,8 +461,10 @@ mod tests {
     #[test]
     fn names_types_and_enums() {
         assert_eq!(
-            one(json!({"name": "Close-Case", "type": "scirpt", "variant": "Danger", "locations": ["record_header", "global", 3],
-                       "objectName": "Case", "refreshAfter": "yes"})),
+            one(
+                json!({"name": "Close-Case", "type": "scirpt", "variant": "Danger", "locations": ["record_header", "global", 3],
+                       "objectName": "Case", "refreshAfter": "yes"})
+            ),
             vec![
                 ("spec-invalid-name", "actions[0].name".to_owned()),
                 ("spec-wrong-type", "actions[0].refreshAfter".to_owned()),
@@ -344,22 +495,36 @@ mod tests {
                 {"name": "until", "maxSize": -1}
             ]})),
             vec![
-                ("spec-unknown-key", "actions[0].params[0].description".to_owned()),
+                (
+                    "spec-unknown-key",
+                    "actions[0].params[0].description".to_owned()
+                ),
                 ("spec-missing-key", "actions[0].params[1]".to_owned()),
                 ("spec-invalid-enum", "actions[0].params[2].type".to_owned()),
                 ("spec-invalid-name", "actions[0].params[2].field".to_owned()),
                 ("spec-wrong-type", "actions[0].params[3]".to_owned()),
                 ("spec-wrong-type", "actions[0].params[4].maxSize".to_owned()),
-                ("spec-duplicate-name", "actions[0].params[4].name".to_owned()),
+                (
+                    "spec-duplicate-name",
+                    "actions[0].params[4].name".to_owned()
+                ),
             ]
         );
     }
 
     #[test]
     fn param_synonyms_suggest_the_declared_key() {
-        let d = run(json!({"actions": [{"name": "defer", "params": [{"name": "a", "default": 1, "visibleWhen": "x"}]}]}));
-        assert_eq!(d[0].fix, "did you mean `defaultValue`? Rename `default` to `defaultValue`");
-        assert_eq!(d[1].fix, "did you mean `visible`? Rename `visibleWhen` to `visible`");
+        let d = run(
+            json!({"actions": [{"name": "defer", "params": [{"name": "a", "default": 1, "visibleWhen": "x"}]}]}),
+        );
+        assert_eq!(
+            d[0].fix,
+            "did you mean `defaultValue`? Rename `default` to `defaultValue`"
+        );
+        assert_eq!(
+            d[1].fix,
+            "did you mean `visible`? Rename `visibleWhen` to `visible`"
+        );
     }
 
     #[test]
@@ -371,26 +536,37 @@ mod tests {
             d,
             vec![
                 ("spec-missing-key", "objects[0].actions[2]".to_owned()),
-                ("spec-duplicate-name", "objects[0].actions[1].name".to_owned()),
+                (
+                    "spec-duplicate-name",
+                    "objects[0].actions[1].name".to_owned()
+                ),
             ]
         );
     }
 
     #[test]
     fn ai_must_be_an_object() {
-        assert_eq!(one(json!({"name": "ab", "ai": true})), vec![("spec-wrong-type", "actions[0].ai".to_owned())]);
-        assert_eq!(one(json!({"name": "ab", "ai": null})), vec![("spec-wrong-type", "actions[0].ai".to_owned())]);
+        assert_eq!(
+            one(json!({"name": "ab", "ai": true})),
+            vec![("spec-wrong-type", "actions[0].ai".to_owned())]
+        );
+        assert_eq!(
+            one(json!({"name": "ab", "ai": null})),
+            vec![("spec-wrong-type", "actions[0].ai".to_owned())]
+        );
     }
 
     #[test]
     fn a_real_action_is_clean() {
         assert_eq!(
-            one(json!({"name": "complete_task", "label": "Mark Complete", "objectName": "todo_task",
+            one(
+                json!({"name": "complete_task", "label": "Mark Complete", "objectName": "todo_task",
                 "icon": "check-circle", "type": "script", "target": "completeTask",
                 "locations": ["record_header", "list_item"], "successMessage": "Done!", "refreshAfter": true,
                 "params": [{"field": "due_date"}, {"name": "note", "type": "textarea", "required": false}],
                 "ai": {"exposed": true, "description": "Mark a todo task as complete when the user says it is done.",
-                       "paramHints": {"note": {"description": "Why"}, "recordId": {"examples": ["t1"]}, "due_date": {}}}})),
+                       "paramHints": {"note": {"description": "Why"}, "recordId": {"examples": ["t1"]}, "due_date": {}}}})
+            ),
             vec![]
         );
     }

@@ -3,10 +3,10 @@
 
 use serde_json::{Map, Value};
 
+use super::Anchor;
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, wrong_type};
 use super::keys::{Shape, check_keys};
 use super::stack::{Entry, record_name};
-use super::Anchor;
 use crate::model::AgentSurface;
 use crate::path::JsonPath;
 
@@ -58,9 +58,20 @@ pub(crate) fn check(
             let at = path.key("skills").index(i);
             match skill {
                 Value::String(s) => {
-                    name_grammar(cx, s, (at, Anchor::Value), "skill reference", Grammar::Snake);
+                    name_grammar(
+                        cx,
+                        s,
+                        (at, Anchor::Value),
+                        "skill reference",
+                        Grammar::Snake,
+                    );
                 }
-                other => cx.push(wrong_type(at, "each skill reference", Expected::String, other)),
+                other => cx.push(wrong_type(
+                    at,
+                    "each skill reference",
+                    Expected::String,
+                    other,
+                )),
             }
         }
     }

@@ -153,44 +153,75 @@ fn param_hints(
 ) {
     for (name, hint) in hints {
         let at = path.key(name);
-        if let Some(declared) = declared {
-            if name != "recordId" && !declared.iter().any(|d| d == name) {
-                let candidates: Vec<&str> = declared
-                    .iter()
-                    .map(String::as_str)
-                    .chain(std::iter::once("recordId"))
-                    .collect();
-                let fix = match closest(name, &candidates) {
-                    Some(near) => format!("did you mean `{near}`? Rename the hint to `{near}`"),
-                    None if declared.is_empty() => "the action declares no params: declare the param in \
+        if let Some(declared) = declared
+            && name != "recordId"
+            && !declared.iter().any(|d| d == name)
+        {
+            let candidates: Vec<&str> = declared
+                .iter()
+                .map(String::as_str)
+                .chain(std::iter::once("recordId"))
+                .collect();
+            let fix = match closest(name, &candidates) {
+                Some(near) => format!("did you mean `{near}`? Rename the hint to `{near}`"),
+                None if declared.is_empty() => {
+                    "the action declares no params: declare the param in \
                          `params`, or key the hint by `recordId`, or delete it"
-                        .to_owned(),
-                    None => format!(
-                        "key the hint by a declared param ({}) or `recordId`, or delete it",
-                        declared.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
-                    ),
-                };
-                cx.push(
-                    Diagnostic::new(
-                        DiagnosticId::ParamHintUnknownParam,
-                        at.clone(),
-                        format!("`ai.paramHints.{name}` of {who} names no declared param"),
-                        fix,
-                    )
-                    .at_key(),
-                );
-            }
+                        .to_owned()
+                }
+                None => format!(
+                    "key the hint by a declared param ({}) or `recordId`, or delete it",
+                    declared
+                        .iter()
+                        .map(|d| format!("`{d}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            cx.push(
+                Diagnostic::new(
+                    DiagnosticId::ParamHintUnknownParam,
+                    at.clone(),
+                    format!("`ai.paramHints.{name}` of {who} names no declared param"),
+                    fix,
+                )
+                .at_key(),
+            );
         }
         let Value::Object(hint) = hint else {
-            cx.push(wrong_type(at, &format!("the hint for `{name}`"), Expected::Object, hint));
+            cx.push(wrong_type(
+                at,
+                &format!("the hint for `{name}`"),
+                Expected::Object,
+                hint,
+            ));
             continue;
         };
-        check_keys(cx, &HINT, hint, &at, &format!("the hint for `{name}` of {who}"));
-        fields(cx, hint, &at, &[("description", Expected::String), ("examples", Expected::Array)]);
+        check_keys(
+            cx,
+            &HINT,
+            hint,
+            &at,
+            &format!("the hint for `{name}` of {who}"),
+        );
+        fields(
+            cx,
+            hint,
+            &at,
+            &[
+                ("description", Expected::String),
+                ("examples", Expected::Array),
+            ],
+        );
         if let Some(Value::Array(values)) = field(cx, hint, "enum", &at, Expected::Array) {
             for (i, v) in values.iter().enumerate() {
                 if !(v.is_string() || v.is_number()) {
-                    let mut d = wrong_type(at.key("enum").index(i), "each `enum` value", Expected::String, v);
+                    let mut d = wrong_type(
+                        at.key("enum").index(i),
+                        "each `enum` value",
+                        Expected::String,
+                        v,
+                    );
                     d.message = format!(
                         "each `enum` value must be a string or a number, found {}",
                         super::check::describe(v)
@@ -216,14 +247,28 @@ mod tests {
 
     #[test]
     fn synonyms_guidance_and_nearest_key() {
-        let d = run(action(json!({"enabled": true, "description": GOOD, "permissions": ["x"],
-                                   "kind": "data", "outputSchem": {}})));
-        let got: Vec<_> = d.iter().map(|d| (d.id.as_str(), d.path.to_string(), d.fix.clone())).collect();
+        let d = run(action(
+            json!({"enabled": true, "description": GOOD, "permissions": ["x"],
+                                   "kind": "data", "outputSchem": {}}),
+        ));
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| (d.id.as_str(), d.path.to_string(), d.fix.clone()))
+            .collect();
         assert_eq!(got.len(), 4, "{got:?}");
-        assert_eq!(got[0].2, "did you mean `exposed`? Rename `enabled` to `exposed`");
+        assert_eq!(
+            got[0].2,
+            "did you mean `exposed`? Rename `enabled` to `exposed`"
+        );
         assert!(got[1].2.contains("requiresConfirmation: true"));
-        assert_eq!(got[2].2, "did you mean `category`? Rename `kind` to `category`");
-        assert_eq!(got[3].2, "did you mean `outputSchema`? Rename `outputSchem` to `outputSchema`");
+        assert_eq!(
+            got[2].2,
+            "did you mean `category`? Rename `kind` to `category`"
+        );
+        assert_eq!(
+            got[3].2,
+            "did you mean `outputSchema`? Rename `outputSchem` to `outputSchema`"
+        );
     }
 
     #[test]
@@ -234,7 +279,10 @@ mod tests {
         );
         assert_eq!(
             ids(action(json!({"exposed": true, "description": ""}))),
-            vec![("spec-ai-description-required", "actions[0].ai.description".to_owned())]
+            vec![(
+                "spec-ai-description-required",
+                "actions[0].ai.description".to_owned()
+            )]
         );
         assert_eq!(ids(action(json!({"exposed": false}))), vec![]);
         assert_eq!(
@@ -250,21 +298,33 @@ mod tests {
     fn description_length_counts_utf16_code_units() {
         // 20 emoji = 20 characters, 40 UTF-16 code units, 80 bytes: long enough.
         let emoji = "😀".repeat(20);
-        assert_eq!(ids(action(json!({"exposed": true, "description": emoji}))), vec![]);
+        assert_eq!(
+            ids(action(json!({"exposed": true, "description": emoji}))),
+            vec![]
+        );
         // 39 "é" = 39 code units but 78 bytes: too short.
         let accents = "é".repeat(39);
         assert_eq!(
             ids(action(json!({"exposed": true, "description": accents}))),
-            vec![("spec-ai-description-too-short", "actions[0].ai.description".to_owned())]
+            vec![(
+                "spec-ai-description-too-short",
+                "actions[0].ai.description".to_owned()
+            )]
         );
         // Too short applies whether or not the action is exposed, and to "".
         assert_eq!(
             ids(action(json!({"description": "Closes a case"}))),
-            vec![("spec-ai-description-too-short", "actions[0].ai.description".to_owned())]
+            vec![(
+                "spec-ai-description-too-short",
+                "actions[0].ai.description".to_owned()
+            )]
         );
         assert_eq!(
             ids(action(json!({"description": ""}))),
-            vec![("spec-ai-description-too-short", "actions[0].ai.description".to_owned())]
+            vec![(
+                "spec-ai-description-too-short",
+                "actions[0].ai.description".to_owned()
+            )]
         );
     }
 
@@ -272,7 +332,11 @@ mod tests {
     fn category_enum() {
         let d = run(action(json!({"category": "Analytics"})));
         assert_eq!(d[0].id.as_str(), "spec-invalid-enum");
-        assert!(d[0].fix.starts_with("did you mean `analytics`?"), "{}", d[0].fix);
+        assert!(
+            d[0].fix.starts_with("did you mean `analytics`?"),
+            "{}",
+            d[0].fix
+        );
     }
 
     #[test]
@@ -281,15 +345,33 @@ mod tests {
             "reason": {"desc": "why"}, "resolution": {"enum": ["fixed", 2, null]},
             "recordId": {}, "reasn": {}, "zzzzzzzz": "x"
         }})));
-        let got: Vec<_> = d.iter().map(|d| (d.id.as_str(), d.path.to_string())).collect();
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| (d.id.as_str(), d.path.to_string()))
+            .collect();
         assert_eq!(
             got,
             vec![
-                ("spec-unknown-key", "actions[0].ai.paramHints.reason.desc".to_owned()),
-                ("spec-wrong-type", "actions[0].ai.paramHints.resolution.enum[2]".to_owned()),
-                ("spec-param-hint-unknown-param", "actions[0].ai.paramHints.reasn".to_owned()),
-                ("spec-param-hint-unknown-param", "actions[0].ai.paramHints.zzzzzzzz".to_owned()),
-                ("spec-wrong-type", "actions[0].ai.paramHints.zzzzzzzz".to_owned()),
+                (
+                    "spec-unknown-key",
+                    "actions[0].ai.paramHints.reason.desc".to_owned()
+                ),
+                (
+                    "spec-wrong-type",
+                    "actions[0].ai.paramHints.resolution.enum[2]".to_owned()
+                ),
+                (
+                    "spec-param-hint-unknown-param",
+                    "actions[0].ai.paramHints.reasn".to_owned()
+                ),
+                (
+                    "spec-param-hint-unknown-param",
+                    "actions[0].ai.paramHints.zzzzzzzz".to_owned()
+                ),
+                (
+                    "spec-wrong-type",
+                    "actions[0].ai.paramHints.zzzzzzzz".to_owned()
+                ),
             ]
         );
         assert!(d[2].fix.starts_with("did you mean `reason`?"));
@@ -301,7 +383,9 @@ mod tests {
         let d = run(json!({"actions": [{"name": "ab", "ai": {"paramHints": {"x": {}}}}]}));
         assert!(d[0].fix.starts_with("the action declares no params"));
         assert_eq!(
-            ids(json!({"actions": [{"name": "ab", "params": "x", "ai": {"paramHints": {"x": {}}}}]})),
+            ids(
+                json!({"actions": [{"name": "ab", "params": "x", "ai": {"paramHints": {"x": {}}}}]})
+            ),
             vec![("spec-wrong-type", "actions[0].params".to_owned())]
         );
     }

@@ -192,8 +192,12 @@ pub(crate) fn require(
 /// (ties go to the earlier member), within a distance proportional to its
 /// length.
 pub(crate) fn closest<'a>(value: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    closest_within(value, allowed, 2.max(utf16_len(value) / 3))
+}
+
+/// [`closest`] with an explicit distance bound.
+pub(crate) fn closest_within<'a>(value: &str, allowed: &[&'a str], max: usize) -> Option<&'a str> {
     let folded = fold(value);
-    let max = 2.max(utf16_len(value) / 3);
     allowed
         .iter()
         .filter(|a| **a != value)
@@ -231,7 +235,14 @@ pub(crate) fn enum_field<'v>(
     allowed: &[&str],
 ) -> Option<&'v str> {
     let value = field(cx, parent, key, parent_path, Expected::String)?.as_str()?;
-    enum_value(cx, value, parent_path.key(key), &format!("`{key}`"), allowed).then_some(value)
+    enum_value(
+        cx,
+        value,
+        parent_path.key(key),
+        &format!("`{key}`"),
+        allowed,
+    )
+    .then_some(value)
 }
 
 /// Checks that a string is in `allowed`, reporting it otherwise.
@@ -250,8 +261,12 @@ pub(crate) fn enum_value(
         .map(|a| format!("`{a}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    let fix = match closest(value, allowed) {
-        Some(near) => format!("did you mean `{near}`? (values are case-sensitive; allowed: {list})"),
+    // Stricter than for keys: short enum values are too close to each
+    // other for a distance of two to mean anything (`get` is not `PUT`).
+    let fix = match closest_within(value, allowed, 1.max(utf16_len(value) / 3)) {
+        Some(near) => {
+            format!("did you mean `{near}`? (values are case-sensitive; allowed: {list})")
+        }
         None => format!("use one of {list}"),
     };
     cx.push(Diagnostic::new(
@@ -328,7 +343,14 @@ impl Grammar {
         }
         let mut out = out.trim_end_matches('_').to_owned();
         if out.starts_with(|c: char| c.is_ascii_digit()) {
-            out.insert(0, if self == Grammar::Identifier { 'n' } else { '_' });
+            out.insert(
+                0,
+                if self == Grammar::Identifier {
+                    'n'
+                } else {
+                    '_'
+                },
+            );
         }
         out.push_str(star);
         (self.accepts(&out) && out != name).then_some(out)
@@ -347,7 +369,9 @@ pub(crate) fn name_grammar(
         return true;
     }
     let fix = match grammar.repair(name) {
-        Some(better) => format!("rename it, for example to `{better}` (and update every reference)"),
+        Some(better) => {
+            format!("rename it, for example to `{better}` (and update every reference)")
+        }
         None => format!("rename it to {}", grammar.describe()),
     };
     let mut diagnostic = Diagnostic::new(
@@ -377,10 +401,23 @@ mod tests {
 
     #[test]
     fn fixes_name_the_repair() {
-        assert_eq!(Expected::Boolean.fix(&json!("true")), "write `true` without quotes");
-        assert_eq!(Expected::Array.fix(&json!("a")), "wrap it in a list: `[\"a\"]`");
-        assert_eq!(Expected::Number.fix(&json!(" 4 ")), "write `4` without quotes");
-        assert!(Expected::Object.fix(&json!(null)).contains("leave the key out"));
+        assert_eq!(
+            Expected::Boolean.fix(&json!("true")),
+            "write `true` without quotes"
+        );
+        assert_eq!(
+            Expected::Array.fix(&json!("a")),
+            "wrap it in a list: `[\"a\"]`"
+        );
+        assert_eq!(
+            Expected::Number.fix(&json!(" 4 ")),
+            "write `4` without quotes"
+        );
+        assert!(
+            Expected::Object
+                .fix(&json!(null))
+                .contains("leave the key out")
+        );
     }
 
     #[test]
@@ -388,6 +425,8 @@ mod tests {
         assert_eq!(closest("Danger", &["primary", "danger"]), Some("danger"));
         assert_eq!(closest("scirpt", &["script", "url"]), Some("script"));
         assert_eq!(closest("zzzzzzzz", &["script", "url"]), None);
+        assert_eq!(closest_within("get", &["POST", "PUT"], 1), None);
+        assert_eq!(closest_within("post", &["POST", "PUT"], 1), Some("POST"));
     }
 
     #[test]
@@ -400,9 +439,18 @@ mod tests {
         assert!(Grammar::Identifier.accepts("ab"));
         assert!(!Grammar::Identifier.accepts("a"));
         assert!(!Grammar::Identifier.accepts("_ab"));
-        assert_eq!(Grammar::Snake.repair("Query Data"), Some("query_data".to_owned()));
-        assert_eq!(Grammar::Snake.repair("closeDeal"), Some("close_deal".to_owned()));
-        assert_eq!(Grammar::SnakeWildcard.repair("Action-*"), Some("action*".to_owned()));
+        assert_eq!(
+            Grammar::Snake.repair("Query Data"),
+            Some("query_data".to_owned())
+        );
+        assert_eq!(
+            Grammar::Snake.repair("closeDeal"),
+            Some("close_deal".to_owned())
+        );
+        assert_eq!(
+            Grammar::SnakeWildcard.repair("Action-*"),
+            Some("action*".to_owned())
+        );
         assert_eq!(Grammar::Identifier.repair("1st"), Some("n1st".to_owned()));
         assert_eq!(Grammar::Snake.repair("!!!"), None);
     }

@@ -95,9 +95,7 @@ impl DiagnosticId {
             DiagnosticId::AiDescriptionTooShort => {
                 "an `ai.description` is shorter than 40 UTF-16 code units"
             }
-            DiagnosticId::ParamHintUnknownParam => {
-                "an `ai.paramHints` key names no declared param"
-            }
+            DiagnosticId::ParamHintUnknownParam => "an `ai.paramHints` key names no declared param",
             DiagnosticId::DuplicateName => "two records of one collection share a name",
             DiagnosticId::ComposeConflict => {
                 "composed stacks give one top-level key different values"

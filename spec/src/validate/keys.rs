@@ -122,10 +122,12 @@ pub(crate) fn check_keys(
             }
         });
         let fix = match suggestion {
-            Some(canonical) if fields.contains_key(canonical) => format!(
-                "did you mean `{canonical}`? It is already set, so delete `{key}`"
-            ),
-            Some(canonical) => format!("did you mean `{canonical}`? Rename `{key}` to `{canonical}`"),
+            Some(canonical) if fields.contains_key(canonical) => {
+                format!("did you mean `{canonical}`? It is already set, so delete `{key}`")
+            }
+            Some(canonical) => {
+                format!("did you mean `{canonical}`? Rename `{key}` to `{canonical}`")
+            }
             None if shape.strict => format!(
                 "delete it; {surface} accepts only {}",
                 shape
@@ -165,7 +167,13 @@ mod tests {
 
     fn run(shape: &Shape, v: Value) -> Vec<Diagnostic> {
         let mut cx = Cx::default();
-        check_keys(&mut cx, shape, v.as_object().unwrap(), &JsonPath::root().key("ai"), "the block");
+        check_keys(
+            &mut cx,
+            shape,
+            v.as_object().unwrap(),
+            &JsonPath::root().key("ai"),
+            "the block",
+        );
         cx.into_diagnostics()
     }
 
@@ -176,12 +184,37 @@ mod tests {
             json!({"exposed": true, "_lock": "x", "old": 1, "permissions": [], "AI_Enabled": true,
                    "descripton": "x", "zzzzzz": 1}),
         );
-        let got: Vec<_> = d.iter().map(|d| (d.id.as_str(), d.path.to_string(), d.fix.clone())).collect();
-        assert_eq!(got[0], ("spec-retired-key", "ai.old".into(), "it was removed".into()));
-        assert_eq!(got[1], ("spec-unknown-key", "ai.permissions".into(), "no gate here".into()));
-        assert_eq!(got[2].2, "did you mean `exposed`? It is already set, so delete `AI_Enabled`");
-        assert_eq!(got[3].2, "did you mean `description`? Rename `descripton` to `description`");
-        assert!(got[4].2.starts_with("delete it; the block accepts only `exposed`"), "{}", got[4].2);
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| (d.id.as_str(), d.path.to_string(), d.fix.clone()))
+            .collect();
+        assert_eq!(
+            got[0],
+            ("spec-retired-key", "ai.old".into(), "it was removed".into())
+        );
+        assert_eq!(
+            got[1],
+            (
+                "spec-unknown-key",
+                "ai.permissions".into(),
+                "no gate here".into()
+            )
+        );
+        assert_eq!(
+            got[2].2,
+            "did you mean `exposed`? It is already set, so delete `AI_Enabled`"
+        );
+        assert_eq!(
+            got[3].2,
+            "did you mean `description`? Rename `descripton` to `description`"
+        );
+        assert!(
+            got[4]
+                .2
+                .starts_with("delete it; the block accepts only `exposed`"),
+            "{}",
+            got[4].2
+        );
         assert_eq!(d.len(), 5);
         assert!(d.iter().all(|d| d.anchor == super::super::Anchor::Key));
     }
@@ -189,13 +222,22 @@ mod tests {
     #[test]
     fn synonym_of_a_present_key_says_delete() {
         let d = run(&SHAPE, json!({"exposed": true, "enabled": true}));
-        assert_eq!(d[0].fix, "did you mean `exposed`? It is already set, so delete `enabled`");
+        assert_eq!(
+            d[0].fix,
+            "did you mean `exposed`? It is already set, so delete `enabled`"
+        );
     }
 
     #[test]
     fn loose_shapes_ignore_other_keys() {
-        let loose = Shape { strict: false, ..SHAPE };
-        let d = run(&loose, json!({"icon": "x", "descripton": "y", "enabled": true}));
+        let loose = Shape {
+            strict: false,
+            ..SHAPE
+        };
+        let d = run(
+            &loose,
+            json!({"icon": "x", "descripton": "y", "enabled": true}),
+        );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].path.to_string(), "ai.enabled");
     }

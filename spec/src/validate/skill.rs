@@ -2,7 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require, wrong_type};
+use super::check::{
+    Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require, wrong_type,
+};
 use super::keys::{PROTECTION_KEYS, Shape, check_keys};
 use super::stack::{Entry, record_name};
 use super::{Anchor, Diagnostic, DiagnosticId};
@@ -72,25 +74,38 @@ pub(crate) fn check(
         ],
     );
     enum_field(cx, raw, "surface", path, SkillSurface::NAMES);
-    if require(cx, raw, "tools", path, &who, "[\"<tool name>\"]") {
-        if let Some(Value::Array(tools)) = field(cx, raw, "tools", path, Expected::Array) {
-            for (j, tool) in tools.iter().enumerate() {
-                let at = path.key("tools").index(j);
-                match tool {
-                    Value::String(t) => {
-                        name_grammar(cx, t, (at, Anchor::Value), "tool entry", Grammar::SnakeWildcard);
-                    }
-                    other => cx.push(wrong_type(at, "each tool entry", Expected::String, other)),
+    if require(cx, raw, "tools", path, &who, "[\"<tool name>\"]")
+        && let Some(Value::Array(tools)) = field(cx, raw, "tools", path, Expected::Array)
+    {
+        for (j, tool) in tools.iter().enumerate() {
+            let at = path.key("tools").index(j);
+            match tool {
+                Value::String(t) => {
+                    name_grammar(
+                        cx,
+                        t,
+                        (at, Anchor::Value),
+                        "tool entry",
+                        Grammar::SnakeWildcard,
+                    );
                 }
+                other => cx.push(wrong_type(at, "each tool entry", Expected::String, other)),
             }
         }
     }
-    if let Some(Value::Array(conditions)) = field(cx, raw, "triggerConditions", path, Expected::Array) {
+    if let Some(Value::Array(conditions)) =
+        field(cx, raw, "triggerConditions", path, Expected::Array)
+    {
         for (k, condition) in conditions.iter().enumerate() {
             let at = path.key("triggerConditions").index(k);
             match condition {
                 Value::Object(c) => trigger_condition(cx, c, &at, &who),
-                other => cx.push(wrong_type(at, "each trigger condition", Expected::Object, other)),
+                other => cx.push(wrong_type(
+                    at,
+                    "each trigger condition",
+                    Expected::Object,
+                    other,
+                )),
             }
         }
     }
@@ -130,15 +145,24 @@ fn trigger_condition(cx: &mut Cx, condition: &Map<String, Value>, path: &JsonPat
             cx.push(Diagnostic::new(
                 DiagnosticId::WrongType,
                 at,
-                format!("operator `{op}` compares one string, so `value` must be a string, found a list"),
-                format!("use operator `{membership}` to test membership of the list, or give one string"),
+                format!(
+                    "operator `{op}` compares one string, so `value` must be a string, found a list"
+                ),
+                format!(
+                    "use operator `{membership}` to test membership of the list, or give one string"
+                ),
             ));
         }
         Value::String(_) => {}
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if !item.is_string() {
-                    cx.push(wrong_type(at.index(i), "each `value` entry", Expected::String, item));
+                    cx.push(wrong_type(
+                        at.index(i),
+                        "each `value` entry",
+                        Expected::String,
+                        item,
+                    ));
                 }
             }
         }
@@ -161,9 +185,11 @@ mod tests {
     #[test]
     fn hotcrm_style_skill_is_clean() {
         assert_eq!(
-            ids(json!({"skills": [{"name": "live_data", "label": "Live Data", "surface": "both",
+            ids(
+                json!({"skills": [{"name": "live_data", "label": "Live Data", "surface": "both",
                 "tools": ["query_records", "action_*"], "active": true,
-                "triggerConditions": [{"field": "app", "operator": "in", "value": ["crm"]}]}]})),
+                "triggerConditions": [{"field": "app", "operator": "in", "value": ["crm"]}]}]})
+            ),
             vec![]
         );
     }
@@ -172,7 +198,10 @@ mod tests {
     fn retired_synonym_and_guidance() {
         let d = run(json!({"skills": [{"name": "s1", "label": "S", "tools": [],
             "triggerPhrases": ["hi"], "prompt": "x", "trigger": "y", "tols": []}]}));
-        let got: Vec<_> = d.iter().map(|d| (d.id.as_str(), d.path.to_string())).collect();
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| (d.id.as_str(), d.path.to_string()))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -183,16 +212,24 @@ mod tests {
             ]
         );
         assert!(d[0].fix.contains("triggerConditions"));
-        assert_eq!(d[1].fix, "did you mean `instructions`? Rename `prompt` to `instructions`");
+        assert_eq!(
+            d[1].fix,
+            "did you mean `instructions`? Rename `prompt` to `instructions`"
+        );
         assert!(d[2].fix.contains("not activated by a phrase"));
-        assert_eq!(d[3].fix, "did you mean `tools`? It is already set, so delete `tols`");
+        assert_eq!(
+            d[3].fix,
+            "did you mean `tools`? It is already set, so delete `tols`"
+        );
     }
 
     #[test]
     fn tools_grammar_and_types() {
         assert_eq!(
-            ids(json!({"skills": [{"name": "Email Drafting", "label": "E", "surface": "chat",
-                "tools": ["generate_email", "Send-Email", "action_**", 3, ""]}]})),
+            ids(
+                json!({"skills": [{"name": "Email Drafting", "label": "E", "surface": "chat",
+                "tools": ["generate_email", "Send-Email", "action_**", 3, ""]}]})
+            ),
             vec![
                 ("spec-invalid-name", "skills[0].name".to_owned()),
                 ("spec-invalid-enum", "skills[0].surface".to_owned()),
@@ -225,22 +262,45 @@ mod tests {
     #[test]
     fn trigger_conditions() {
         assert_eq!(
-            ids(json!({"skills": [{"name": "s1", "label": "S", "tools": [], "triggerConditions": [
-                {"field": "app", "operator": "in", "value": "crm"},
-                {"field": "app", "operator": "eq", "value": ["crm"]},
-                {"field": "app", "operator": "like", "value": "x"},
-                {"operator": "in", "value": ["a", 1]},
-                {"field": "app", "operator": "contains", "value": {}},
-                "junk"
-            ]}]})),
+            ids(
+                json!({"skills": [{"name": "s1", "label": "S", "tools": [], "triggerConditions": [
+                    {"field": "app", "operator": "in", "value": "crm"},
+                    {"field": "app", "operator": "eq", "value": ["crm"]},
+                    {"field": "app", "operator": "like", "value": "x"},
+                    {"operator": "in", "value": ["a", 1]},
+                    {"field": "app", "operator": "contains", "value": {}},
+                    "junk"
+                ]}]})
+            ),
             vec![
-                ("spec-wrong-type", "skills[0].triggerConditions[0].value".to_owned()),
-                ("spec-wrong-type", "skills[0].triggerConditions[1].value".to_owned()),
-                ("spec-invalid-enum", "skills[0].triggerConditions[2].operator".to_owned()),
-                ("spec-missing-key", "skills[0].triggerConditions[3]".to_owned()),
-                ("spec-wrong-type", "skills[0].triggerConditions[3].value[1]".to_owned()),
-                ("spec-wrong-type", "skills[0].triggerConditions[4].value".to_owned()),
-                ("spec-wrong-type", "skills[0].triggerConditions[5]".to_owned()),
+                (
+                    "spec-wrong-type",
+                    "skills[0].triggerConditions[0].value".to_owned()
+                ),
+                (
+                    "spec-wrong-type",
+                    "skills[0].triggerConditions[1].value".to_owned()
+                ),
+                (
+                    "spec-invalid-enum",
+                    "skills[0].triggerConditions[2].operator".to_owned()
+                ),
+                (
+                    "spec-missing-key",
+                    "skills[0].triggerConditions[3]".to_owned()
+                ),
+                (
+                    "spec-wrong-type",
+                    "skills[0].triggerConditions[3].value[1]".to_owned()
+                ),
+                (
+                    "spec-wrong-type",
+                    "skills[0].triggerConditions[4].value".to_owned()
+                ),
+                (
+                    "spec-wrong-type",
+                    "skills[0].triggerConditions[5]".to_owned()
+                ),
             ]
         );
     }

@@ -30,7 +30,11 @@ impl Entry<'_> {
     }
 
     /// The record as written (without the name a map key supplies).
-    pub(crate) fn raw<'b>(&self, parent: &'b Map<String, Value>, key: &str) -> Option<&'b Map<String, Value>> {
+    pub(crate) fn raw<'b>(
+        &self,
+        parent: &'b Map<String, Value>,
+        key: &str,
+    ) -> Option<&'b Map<String, Value>> {
         let collection = parent.get(key)?;
         match self.record.origin {
             Origin::Array { raw_index, .. } => collection.get(raw_index)?.as_object(),
@@ -66,6 +70,11 @@ pub(crate) fn collection<'a>(
                 "`{key}` must be a list of {noun} records or a map keyed by name, found {}",
                 super::check::describe(other)
             );
+            if !other.is_null() {
+                d.fix = format!(
+                    "write a list (`[{{\"name\": ...}}]`) or a map keyed by {noun} name (`{{\"<name>\": {{...}}}}`)"
+                );
+            }
             cx.push(d);
             return Vec::new();
         }
@@ -133,12 +142,23 @@ pub(crate) fn record_name(
         }
         Some(Value::String(name)) => {
             if let Some(grammar) = grammar {
-                name_grammar(cx, name, (path.clone(), anchor), &format!("{noun} name"), grammar);
+                name_grammar(
+                    cx,
+                    name,
+                    (path.clone(), anchor),
+                    &format!("{noun} name"),
+                    grammar,
+                );
             }
             Some((name.clone(), path, anchor))
         }
         Some(other) => {
-            cx.push(wrong_type(path, &format!("the {noun}'s `name`"), Expected::String, other));
+            cx.push(wrong_type(
+                path,
+                &format!("the {noun}'s `name`"),
+                Expected::String,
+                other,
+            ));
             None
         }
     }
@@ -146,7 +166,12 @@ pub(crate) fn record_name(
 
 /// Reports every name defined more than once, naming the first
 /// definition.
-pub(crate) fn duplicates(cx: &mut Cx, names: &[(String, JsonPath, Anchor)], noun: &str, scope: &str) {
+pub(crate) fn duplicates(
+    cx: &mut Cx,
+    names: &[(String, JsonPath, Anchor)],
+    noun: &str,
+    scope: &str,
+) {
     let mut first: std::collections::HashMap<&str, &JsonPath> = std::collections::HashMap::new();
     for (name, path, anchor) in names {
         match first.get(name.as_str()) {
@@ -158,7 +183,9 @@ pub(crate) fn duplicates(cx: &mut Cx, names: &[(String, JsonPath, Anchor)], noun
                     DiagnosticId::DuplicateName,
                     path.clone(),
                     format!("{noun} `{name}` is defined twice in {scope} (first at `{earlier}`)"),
-                    format!("rename one of them or delete the copy; every {noun} needs a unique name"),
+                    format!(
+                        "rename one of them or delete the copy; every {noun} needs a unique name"
+                    ),
                 )
                 .with_related(Related {
                     source: None,
@@ -180,7 +207,9 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
     let objects = collection(cx, document, "objects", &root, "object");
     let mut names = Vec::new();
     for entry in &objects {
-        let Some(raw) = entry.raw(document, "objects") else { continue };
+        let Some(raw) = entry.raw(document, "objects") else {
+            continue;
+        };
         if let Some(name) = record_name(cx, entry, raw, "object", None) {
             names.push(name);
         }
@@ -189,12 +218,21 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
     duplicates(cx, &names, "object", "`objects`");
 
     let actions = collection(cx, document, "actions", &root, "action");
-    action::check_all(cx, document, "actions", &actions, None, "the stack's `actions`");
+    action::check_all(
+        cx,
+        document,
+        "actions",
+        &actions,
+        None,
+        "the stack's `actions`",
+    );
 
     let tools = collection(cx, document, "tools", &root, "tool");
     let mut names = Vec::new();
     for entry in &tools {
-        let Some(raw) = entry.raw(document, "tools") else { continue };
+        let Some(raw) = entry.raw(document, "tools") else {
+            continue;
+        };
         if let Some(name) = tool::check(cx, entry, raw) {
             names.push(name);
         }
@@ -204,7 +242,9 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
     let skills = collection(cx, document, "skills", &root, "skill");
     let mut names = Vec::new();
     for entry in &skills {
-        let Some(raw) = entry.raw(document, "skills") else { continue };
+        let Some(raw) = entry.raw(document, "skills") else {
+            continue;
+        };
         if let Some(name) = skill::check(cx, entry, raw) {
             names.push(name);
         }
@@ -214,7 +254,9 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
     let agents = collection(cx, document, "agents", &root, "agent");
     let mut names = Vec::new();
     for entry in &agents {
-        let Some(raw) = entry.raw(document, "agents") else { continue };
+        let Some(raw) = entry.raw(document, "agents") else {
+            continue;
+        };
         if let Some(name) = agent::check(cx, entry, raw) {
             names.push(name);
         }
@@ -254,7 +296,9 @@ fn object(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>) {
     fields(cx, raw, &entry.path, &[("label", Expected::Text)]);
     let owner = entry.record.name().map(str::to_owned);
     for field in collection(cx, raw, "fields", &entry.path, "field") {
-        let Some(field_raw) = field.raw(raw, "fields") else { continue };
+        let Some(field_raw) = field.raw(raw, "fields") else {
+            continue;
+        };
         fields(
             cx,
             field_raw,
@@ -297,8 +341,14 @@ mod tests {
             "skills": [null, {"name": "Bad Name", "label": "x", "tools": []}],
             "agents": {"Agent One": {}}
         }));
-        assert!(d.contains(&("spec-invalid-name", "skills[1].name".to_owned())), "{d:?}");
-        assert!(d.contains(&("spec-invalid-name", "agents[\"Agent One\"]".to_owned())), "{d:?}");
+        assert!(
+            d.contains(&("spec-invalid-name", "skills[1].name".to_owned())),
+            "{d:?}"
+        );
+        assert!(
+            d.contains(&("spec-invalid-name", "agents[\"Agent One\"]".to_owned())),
+            "{d:?}"
+        );
     }
 
     #[test]
@@ -335,7 +385,9 @@ mod tests {
     #[test]
     fn object_fields_are_typed() {
         assert_eq!(
-            ids(json!({"objects": [{"name": "t", "label": 5, "fields": {"a": {"required": "yes", "options": "x"}}}]})),
+            ids(
+                json!({"objects": [{"name": "t", "label": 5, "fields": {"a": {"required": "yes", "options": "x"}}}]})
+            ),
             vec![
                 ("spec-wrong-type", "objects[0].label".to_owned()),
                 ("spec-wrong-type", "objects[0].fields.a.required".to_owned()),

@@ -2,10 +2,10 @@
 
 use serde_json::{Map, Value};
 
+use super::Anchor;
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require};
 use super::keys::{PROTECTION_KEYS, Shape, check_keys};
 use super::stack::{Entry, record_name};
-use super::Anchor;
 use crate::model::BindingType;
 use crate::path::JsonPath;
 
@@ -73,8 +73,22 @@ pub(crate) fn check(
     let name = record_name(cx, entry, raw, "tool", Some(Grammar::Snake));
     check_keys(cx, &TOOL, raw, path, &who);
     require(cx, raw, "label", path, &who, "\"<display name>\"");
-    require(cx, raw, "description", path, &who, "\"<what the tool does, for the model>\"");
-    require(cx, raw, "parameters", path, &who, "{\"type\": \"object\", \"properties\": {}}");
+    require(
+        cx,
+        raw,
+        "description",
+        path,
+        &who,
+        "\"<what the tool does, for the model>\"",
+    );
+    require(
+        cx,
+        raw,
+        "parameters",
+        path,
+        &who,
+        "{\"type\": \"object\", \"properties\": {}}",
+    );
     fields(
         cx,
         raw,
@@ -87,7 +101,13 @@ pub(crate) fn check(
         ],
     );
     if let Some(o) = field(cx, raw, "objectName", path, Expected::String).and_then(Value::as_str) {
-        name_grammar(cx, o, (path.key("objectName"), Anchor::Value), "`objectName`", Grammar::Snake);
+        name_grammar(
+            cx,
+            o,
+            (path.key("objectName"), Anchor::Value),
+            "`objectName`",
+            Grammar::Snake,
+        );
     }
     if let Some(Value::Object(binding)) = field(cx, raw, "binding", path, Expected::Object) {
         let at = path.key("binding");
@@ -96,7 +116,14 @@ pub(crate) fn check(
         if require(cx, binding, "type", &at, &surface, "\"action\"") {
             enum_field(cx, binding, "type", &at, BindingType::NAMES);
         }
-        if require(cx, binding, "name", &at, &surface, "\"<action or flow name>\"") {
+        if require(
+            cx,
+            binding,
+            "name",
+            &at,
+            &surface,
+            "\"<action or flow name>\"",
+        ) {
             field(cx, binding, "name", &at, Expected::String);
         }
     }
@@ -119,14 +146,21 @@ mod tests {
 
     #[test]
     fn a_complete_tool_is_clean() {
-        assert_eq!(ids(tool(json!({"objectName": "case", "_lock": "full", "protection": {},
-            "binding": {"type": "action", "name": "create_case"}}))), vec![]);
+        assert_eq!(
+            ids(tool(
+                json!({"objectName": "case", "_lock": "full", "protection": {},
+            "binding": {"type": "action", "name": "create_case"}})
+            )),
+            vec![]
+        );
     }
 
     #[test]
     fn retired_keys_each_get_their_story() {
-        let d = run(tool(json!({"permissions": [], "active": true, "category": "data",
-                                "builtIn": true, "requiresConfirmation": true})));
+        let d = run(tool(
+            json!({"permissions": [], "active": true, "category": "data",
+                                "builtIn": true, "requiresConfirmation": true}),
+        ));
         assert_eq!(d.len(), 5);
         assert!(d.iter().all(|d| d.id.as_str() == "spec-retired-key"));
         let fixes: std::collections::HashSet<_> = d.iter().map(|d| d.fix.clone()).collect();
@@ -137,8 +171,14 @@ mod tests {
     #[test]
     fn strict_keys_suggest_the_nearest() {
         let d = run(tool(json!({"lable": "x", "outputschema": {}})));
-        assert_eq!(d[0].fix, "did you mean `label`? It is already set, so delete `lable`");
-        assert_eq!(d[1].fix, "did you mean `outputSchema`? Rename `outputschema` to `outputSchema`");
+        assert_eq!(
+            d[0].fix,
+            "did you mean `label`? It is already set, so delete `lable`"
+        );
+        assert_eq!(
+            d[1].fix,
+            "did you mean `outputSchema`? Rename `outputschema` to `outputSchema`"
+        );
     }
 
     #[test]
@@ -172,8 +212,10 @@ mod tests {
 
     #[test]
     fn duplicate_tools() {
-        let d = ids(json!({"tools": {"a": {"label": "A", "description": "d", "parameters": {}},
-                                     "b": {"name": "a", "label": "B", "description": "d", "parameters": {}}}}));
+        let d = ids(
+            json!({"tools": {"a": {"label": "A", "description": "d", "parameters": {}},
+                                     "b": {"name": "a", "label": "B", "description": "d", "parameters": {}}}}),
+        );
         assert_eq!(d, vec![("spec-duplicate-name", "tools.b.name".to_owned())]);
     }
 }

@@ -199,10 +199,10 @@ impl Gen<'_> {
                 }
             }
         }
-        if !stack_actions.is_empty() || self.rng.chance(10) {
-            if let Some(c) = self.collection(stack_actions, "actions") {
-                stack.insert("actions".into(), c);
-            }
+        if (!stack_actions.is_empty() || self.rng.chance(10))
+            && let Some(c) = self.collection(stack_actions)
+        {
+            stack.insert("actions".into(), c);
         }
         if object_count > 0 {
             let mut objects = Vec::new();
@@ -213,28 +213,28 @@ impl Gen<'_> {
                     object.insert("label".into(), json!("Thing"));
                     object.insert("fields".into(), json!({"status": {"type": "text"}}));
                 }
-                if let Some(c) = self.collection(actions, "object.actions") {
+                if let Some(c) = self.collection(actions) {
                     object.insert("actions".into(), c);
                 }
                 objects.push(object);
             }
-            if let Some(c) = self.collection(objects, "objects") {
+            if let Some(c) = self.collection(objects) {
                 stack.insert("objects".into(), c);
             }
         }
 
         // Tool records.
         let tools: Vec<Map<String, Value>> = (0..self.rng.below(4)).map(|_| self.tool()).collect();
-        if !tools.is_empty() || self.rng.chance(10) {
-            if let Some(c) = self.collection(tools, "tools") {
-                stack.insert("tools".into(), c);
-            }
+        if (!tools.is_empty() || self.rng.chance(10))
+            && let Some(c) = self.collection(tools)
+        {
+            stack.insert("tools".into(), c);
         }
 
         // Skills, last: their references draw on everything above.
         let skills: Vec<Map<String, Value>> =
             (0..1 + self.rng.below(4)).map(|_| self.skill()).collect();
-        if let Some(c) = self.collection(skills, "skills") {
+        if let Some(c) = self.collection(skills) {
             stack.insert("skills".into(), c);
         }
         if self.rng.chance(10) {
@@ -244,7 +244,7 @@ impl Gen<'_> {
     }
 
     /// Writes records in one of the shapes upstream reads leniently.
-    fn collection(&mut self, items: Vec<Map<String, Value>>, what: &'static str) -> Option<Value> {
+    fn collection(&mut self, items: Vec<Map<String, Value>>) -> Option<Value> {
         match self.rng.weighted(&[55, 27, 9, 9]) {
             0 => {
                 self.cov.hit("collection: array");
@@ -294,7 +294,6 @@ impl Gen<'_> {
             }
             2 => {
                 self.cov.hit("collection: not a collection");
-                let _ = what;
                 Some(self.junk())
             }
             _ => {
@@ -373,10 +372,10 @@ impl Gen<'_> {
         if let Some(target) = self.maybe_truthy("target", "do_it") {
             a.insert("target".into(), target);
         }
-        if self.rng.chance(35) {
-            if let Some(body) = self.maybe_truthy("body", "return 1") {
-                a.insert("body".into(), body);
-            }
+        if self.rng.chance(35)
+            && let Some(body) = self.maybe_truthy("body", "return 1")
+        {
+            a.insert("body".into(), body);
         }
         match self.rng.weighted(&[78, 14, 8]) {
             0 => {}

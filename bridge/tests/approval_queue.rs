@@ -1,0 +1,394 @@
+//! The approval queue's state machine, on both stores, plus what only the
+//! SQLite file does (restart survival, schema versioning, triggers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod approval_support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use approval_support::{obj, scratch_dir};
+use objectstack_bridge::approval::{
+    ApprovalError, ApprovalQueue, ApprovalStore, ListFilter, ManualClock, MemoryStore, Outcome,
+    Proposal, Resolution, SqliteStore, State, StoreError, input_sha256,
+};
+use objectstack_bridge::runtime::Actor;
+use serde_json::json;
+
+fn proposal(tool_call: Option<&str>, n: i64) -> Proposal {
+    Proposal {
+        tool_name: "action_wipe".into(),
+        action_name: "wipe".into(),
+        object_name: Some("task".into()),
+        input: obj(json!({"recordId": format!("t{n}"), "force": true})),
+        conversation_id: Some("conv".into()),
+        message_id: Some("m".into()),
+        tool_call_id: tool_call.map(str::to_owned),
+        trace_id: None,
+        proposer: Actor::new("u1"),
+    }
+}
+
+/// Runs `check` on a fresh in-memory store and a fresh SQLite file.
+fn on_both_stores(check: impl Fn(ApprovalQueue, Arc<ManualClock>)) {
+    let dir = scratch_dir("queue");
+    let stores: Vec<Arc<dyn ApprovalStore>> = vec![
+        Arc::new(MemoryStore::new()),
+        Arc::new(SqliteStore::open(&dir.join("q.db")).unwrap()),
+    ];
+    for store in stores {
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        check(ApprovalQueue::new(store).with_clock(clock.clone()), clock);
+    }
+}
+
+#[test]
+fn propose_is_idempotent_per_tool_call_and_refuses_a_changed_input() {
+    on_both_stores(|q, _| {
+        let first = q.propose(proposal(Some("tc1"), 1)).unwrap();
+        assert!(first.created);
+        let again = q.propose(proposal(Some("tc1"), 1)).unwrap();
+        assert!(!again.created);
+        assert_eq!(again.action, first.action);
+        let err = q.propose(proposal(Some("tc1"), 2)).unwrap_err();
+        assert!(
+            matches!(&err, ApprovalError::ToolCallConflict { existing, .. } if *existing == first.action.id),
+            "{err}"
+        );
+        // Without a tool-call id every proposal is new.
+        let a = q.propose(proposal(None, 1)).unwrap();
+        let b = q.propose(proposal(None, 1)).unwrap();
+        assert_ne!(a.action.id, b.action.id);
+        let row = &first.action;
+        assert_eq!(row.state, State::Pending);
+        assert_eq!(row.input_sha256, input_sha256(&row.input).unwrap());
+        assert_eq!(row.input_sha256.len(), 64);
+        assert_eq!(q.list(&ListFilter::default()).unwrap().len(), 3);
+    });
+}
+
+#[test]
+fn losing_a_decision_race_names_the_state_and_the_decider() {
+    on_both_stores(|q, _| {
+        let p = q.propose(proposal(Some("tc"), 1)).unwrap().action;
+        let approved = q.approve(&p.id, "alice", &p.input_sha256).unwrap();
+        assert_eq!(approved.state, State::Approved);
+        assert_eq!(approved.decided_by.as_deref(), Some("alice"));
+        assert_eq!(
+            approved.approved_sha256.as_deref(),
+            Some(p.input_sha256.as_str())
+        );
+        for err in [
+            q.approve(&p.id, "bob", &p.input_sha256).unwrap_err(),
+            q.reject(&p.id, "bob", Some("no")).unwrap_err(),
+            q.cancel(&p.id, "bob").unwrap_err(),
+        ] {
+            match &err {
+                ApprovalError::AlreadyDecided { state, by, .. } => {
+                    assert_eq!(*state, State::Approved);
+                    assert_eq!(by.as_deref(), Some("alice"));
+                }
+                other => panic!("{other}"),
+            }
+            assert!(
+                err.to_string().contains("already approved (by alice)"),
+                "{err}"
+            );
+        }
+        let r = q.propose(proposal(Some("tc2"), 2)).unwrap().action;
+        let rejected = q.reject(&r.id, "bob", Some("too risky")).unwrap();
+        assert_eq!(rejected.reason.as_deref(), Some("too risky"));
+        let err = q.claim(&r.id, "w", Duration::from_secs(5)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ApprovalError::AlreadyDecided {
+                    state: State::Rejected,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    });
+}
+
+#[test]
+fn approval_is_bound_to_the_input_hash() {
+    on_both_stores(|q, _| {
+        let p = q.propose(proposal(Some("tc"), 1)).unwrap().action;
+        let other = input_sha256(&obj(json!({"recordId": "t9"}))).unwrap();
+        let err = q.approve(&p.id, "alice", &other).unwrap_err();
+        assert!(matches!(err, ApprovalError::InputMismatch { .. }), "{err}");
+        assert_eq!(
+            q.get(&p.id).unwrap().state,
+            State::Pending,
+            "nothing changed"
+        );
+        assert!(matches!(
+            q.approve(&p.id, "  ", &p.input_sha256).unwrap_err(),
+            ApprovalError::InvalidRequest(_)
+        ));
+        assert!(matches!(
+            q.approve("pa_missing", "alice", &p.input_sha256)
+                .unwrap_err(),
+            ApprovalError::NotFound { .. }
+        ));
+    });
+}
+
+#[test]
+fn claim_finish_and_the_lease() {
+    on_both_stores(|q, clock| {
+        let p = q.propose(proposal(Some("a"), 1)).unwrap().action;
+        assert!(matches!(
+            q.claim(&p.id, "w1", Duration::from_secs(10)).unwrap_err(),
+            ApprovalError::NotApproved { .. }
+        ));
+        q.approve(&p.id, "alice", &p.input_sha256).unwrap();
+        let claim = q.claim(&p.id, "w1", Duration::from_secs(10)).unwrap();
+        assert_eq!(claim.action.state, State::Executing);
+        let err = q.claim(&p.id, "w2", Duration::from_secs(10)).unwrap_err();
+        assert!(
+            matches!(&err, ApprovalError::AlreadyDecided { state: State::Executing, by: Some(b), .. } if b == "w1"),
+            "{err}"
+        );
+        // Not expired yet: the sweep leaves it alone.
+        clock.advance(Duration::from_secs(9));
+        assert!(q.sweep_expired_leases().unwrap().is_empty());
+        let done = q
+            .finish(&claim, Outcome::Executed(json!({"ok": true})))
+            .unwrap();
+        assert_eq!(done.state, State::Executed);
+        assert!(
+            q.finish(&claim, Outcome::Executed(json!({}))).is_err(),
+            "once only"
+        );
+
+        // A claim that outlives its lease becomes in_doubt, never retried.
+        let p2 = q.propose(proposal(Some("b"), 2)).unwrap().action;
+        q.approve(&p2.id, "alice", &p2.input_sha256).unwrap();
+        let claim2 = q.claim(&p2.id, "w1", Duration::from_secs(10)).unwrap();
+        clock.advance(Duration::from_secs(11));
+        let swept = q.sweep_expired_leases().unwrap();
+        assert_eq!(swept.len(), 1);
+        assert_eq!(swept[0].state, State::InDoubt);
+        assert!(swept[0].reason.as_deref().unwrap().contains("w1"));
+        // The executor reports late: kept as evidence, still in_doubt.
+        let err = q
+            .finish(
+                &claim2,
+                Outcome::Failed {
+                    error: "boom".into(),
+                    result: None,
+                },
+            )
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ApprovalError::AlreadyDecided {
+                    state: State::InDoubt,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let row = q.get(&p2.id).unwrap();
+        assert_eq!(row.state, State::InDoubt);
+        assert_eq!(row.error.as_deref(), Some("boom"));
+        assert!(row.reason.unwrap().contains("after its lease ran out"));
+        // Only an operator moves it on.
+        assert!(matches!(
+            q.resolve(&p.id, "op", Resolution::Failed, None)
+                .unwrap_err(),
+            ApprovalError::AlreadyDecided {
+                state: State::Executed,
+                ..
+            }
+        ));
+        let resolved = q
+            .resolve(
+                &p2.id,
+                "op",
+                Resolution::Executed,
+                Some("checked the ledger"),
+            )
+            .unwrap();
+        assert_eq!(resolved.state, State::Executed);
+        assert_eq!(resolved.state_by.as_deref(), Some("op"));
+        assert!(q.resolve(&p2.id, "op", Resolution::Failed, None).is_err());
+    });
+}
+
+#[test]
+fn expire_only_touches_old_pending_actions() {
+    on_both_stores(|q, clock| {
+        let old = q.propose(proposal(Some("old"), 1)).unwrap().action;
+        let old_approved = q.propose(proposal(Some("old2"), 2)).unwrap().action;
+        q.approve(&old_approved.id, "a", &old_approved.input_sha256)
+            .unwrap();
+        clock.advance(Duration::from_secs(3600));
+        let young = q.propose(proposal(Some("young"), 3)).unwrap().action;
+        clock.advance(Duration::from_secs(60));
+        let expired = q
+            .expire_older_than(Duration::from_secs(30 * 60), "cron")
+            .unwrap();
+        assert_eq!(
+            expired.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            [old.id.as_str()]
+        );
+        assert_eq!(q.get(&old.id).unwrap().state, State::Expired);
+        assert_eq!(q.get(&old.id).unwrap().decided_by.as_deref(), Some("cron"));
+        assert_eq!(q.get(&young.id).unwrap().state, State::Pending);
+        assert_eq!(q.get(&old_approved.id).unwrap().state, State::Approved);
+        let err = q.approve(&old.id, "a", &old.input_sha256).unwrap_err();
+        assert!(matches!(
+            err,
+            ApprovalError::AlreadyDecided {
+                state: State::Expired,
+                ..
+            }
+        ));
+        let filter = ListFilter {
+            state: Some(State::Pending),
+            ..ListFilter::default()
+        };
+        assert_eq!(q.list(&filter).unwrap().len(), 1);
+    });
+}
+
+fn sqlite_queue(path: &Path) -> ApprovalQueue {
+    ApprovalQueue::new(Arc::new(SqliteStore::open(path).unwrap()))
+}
+
+#[test]
+fn a_pending_action_survives_reopening_the_file() {
+    let dir = scratch_dir("reopen");
+    let path = dir.join("q.db");
+    let id = {
+        let q = sqlite_queue(&path);
+        q.propose(proposal(Some("tc"), 1)).unwrap().action.id
+    };
+    let q = ApprovalQueue::new(Arc::new(SqliteStore::open_existing(&path).unwrap()));
+    let row = q.get(&id).unwrap();
+    assert_eq!(row.input, obj(json!({"recordId": "t1", "force": true})));
+    assert_eq!(row.proposer, Actor::new("u1"));
+    q.approve(&id, "alice", &row.input_sha256).unwrap();
+    drop(q);
+    let q = sqlite_queue(&path);
+    assert_eq!(q.get(&id).unwrap().state, State::Approved);
+}
+
+#[test]
+fn files_that_are_not_queues_are_refused_clearly() {
+    let dir = scratch_dir("notaqueue");
+    let missing = dir.join("missing.db");
+    let err = SqliteStore::open_existing(&missing).unwrap_err();
+    assert!(matches!(err, StoreError::Missing { .. }), "{err}");
+    assert!(
+        !missing.exists(),
+        "opening an existing queue never creates one"
+    );
+
+    let junk = dir.join("junk.db");
+    std::fs::write(
+        &junk,
+        b"this is not a database at all, not even close ............",
+    )
+    .unwrap();
+    let err = SqliteStore::open(&junk).unwrap_err();
+    assert!(matches!(err, StoreError::NotAQueue { .. }), "{err}");
+
+    let other = dir.join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE customers (id INTEGER)")
+        .unwrap();
+    let err = SqliteStore::open(&other).unwrap_err();
+    assert!(err.to_string().contains("something else"), "{err}");
+
+    let newer = dir.join("newer.db");
+    drop(SqliteStore::open(&newer).unwrap());
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 7)
+        .unwrap();
+    let err = SqliteStore::open(&newer).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::SchemaTooNew {
+                found: 7,
+                supported: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_file_itself_refuses_illegal_changes() {
+    let dir = scratch_dir("triggers");
+    let path = dir.join("q.db");
+    let q = sqlite_queue(&path);
+    let p = q.propose(proposal(Some("tc"), 1)).unwrap().action;
+    q.reject(&p.id, "bob", None).unwrap();
+    let pending = q.propose(proposal(Some("tc2"), 2)).unwrap().action;
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let terminal = conn.execute(
+        "UPDATE pending_actions SET state = 'approved' WHERE id = ?1",
+        [&p.id],
+    );
+    let terminal = terminal.unwrap_err().to_string();
+    assert!(
+        terminal.contains("terminal state never changes") || terminal.contains("not a transition"),
+        "{terminal}"
+    );
+    let note = conn.execute(
+        "UPDATE pending_actions SET reason = 'x' WHERE id = ?1",
+        [&p.id],
+    );
+    assert!(
+        note.unwrap_err()
+            .to_string()
+            .contains("terminal state never changes")
+    );
+    let skip = conn.execute(
+        "UPDATE pending_actions SET state = 'executing' WHERE id = ?1",
+        [&pending.id],
+    );
+    assert!(skip.unwrap_err().to_string().contains("not a transition"));
+    let tamper = conn.execute(
+        "UPDATE pending_actions SET input = '{}' WHERE id = ?1",
+        [&pending.id],
+    );
+    assert!(tamper.unwrap_err().to_string().contains("never changes"));
+    let mode: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    SqliteStore::open(&path).unwrap().integrity_check().unwrap();
+}
+
+#[test]
+fn a_tampered_row_is_never_dispatched() {
+    let dir = scratch_dir("tamper");
+    let path = dir.join("q.db");
+    let q = sqlite_queue(&path);
+    let p = q.propose(proposal(Some("tc"), 1)).unwrap().action;
+    // Someone edits the input behind the queue's back (dropping the guard first).
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("DROP TRIGGER pending_actions_input_is_immutable")
+        .unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET input = '{\"recordId\":\"t1\",\"force\":false}' WHERE id = ?1",
+        [&p.id],
+    )
+    .unwrap();
+    let err = q.approve(&p.id, "alice", &p.input_sha256).unwrap_err();
+    assert!(matches!(err, ApprovalError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("hashes to"), "{err}");
+    assert_eq!(q.get(&p.id).unwrap().state, State::Pending);
+}

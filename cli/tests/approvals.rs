@@ -1,0 +1,362 @@
+//! `objectstack-ai approvals`: operating a queue file a host wrote.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
+
+use objectstack_bridge::approval::{
+    ApprovalQueue, ManualClock, PendingAction, Proposal, SqliteStore, State,
+};
+use objectstack_bridge::runtime::Actor;
+use serde_json::{Value, json};
+
+/// 2024-05-01T09:00:00Z
+const T0: i64 = 1_714_554_000_000;
+
+struct Fixture {
+    _dir: TempDir,
+    db: PathBuf,
+    /// pending (t1), approved (t2), pending (t3, no object), executing with
+    /// a lease long gone.
+    rows: Vec<PendingAction>,
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn fixture(name: &str) -> Fixture {
+    let dir = std::env::temp_dir().join(format!(
+        "objectstack-cli-approvals-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("queue.db");
+    let clock = Arc::new(ManualClock::new(T0));
+    let queue =
+        ApprovalQueue::new(Arc::new(SqliteStore::open(&db).unwrap())).with_clock(clock.clone());
+    let propose = |n: usize, object: Option<&str>| {
+        clock.advance(Duration::from_secs(60));
+        let mut input = serde_json::Map::new();
+        if object.is_some() {
+            input.insert("recordId".into(), json!(format!("t{n}")));
+        }
+        input.insert("reason".into(), json!("cleanup"));
+        queue
+            .propose(Proposal {
+                tool_name: "action_delete_task".into(),
+                action_name: "delete_task".into(),
+                object_name: object.map(str::to_owned),
+                input,
+                conversation_id: Some("conv-1".into()),
+                message_id: Some(format!("msg-{n}")),
+                tool_call_id: Some(format!("call-{n}")),
+                trace_id: None,
+                proposer: Actor {
+                    id: "u1".into(),
+                    name: Some("Ada".into()),
+                    roles: vec![],
+                    permissions: vec![],
+                },
+            })
+            .unwrap()
+            .action
+    };
+    let a = propose(1, Some("task"));
+    let b = propose(2, Some("task"));
+    let c = propose(3, None);
+    let d = propose(4, Some("task"));
+    clock.advance(Duration::from_secs(60));
+    queue.approve(&b.id, "alice", &b.input_sha256).unwrap();
+    queue.approve(&d.id, "alice", &d.input_sha256).unwrap();
+    queue
+        .claim(&d.id, "worker-1", Duration::from_secs(30))
+        .unwrap();
+    let rows = [a, b, c, d]
+        .iter()
+        .map(|r| queue.get(&r.id).unwrap())
+        .collect();
+    Fixture {
+        _dir: TempDir(dir),
+        db,
+        rows,
+    }
+}
+
+fn run(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .arg("approvals")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output, code: i32) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// Replaces the generated ids with stable names for snapshots.
+fn redact(f: &Fixture, s: &str) -> String {
+    let mut s = s.to_owned();
+    for (i, row) in f.rows.iter().enumerate() {
+        s = s.replace(&row.id, &format!("pa_{:0>24}", i + 1));
+    }
+    s
+}
+
+#[test]
+fn list_shows_every_action_oldest_first() {
+    let f = fixture("list");
+    let out = text(&run(&f.db, &["list"]), 0);
+    insta::assert_snapshot!("approvals_list", redact(&f, &out));
+    let approved = text(&run(&f.db, &["list", "--state", "approved"]), 0);
+    assert!(approved.contains(&f.rows[1].id));
+    assert!(!approved.contains(&f.rows[0].id));
+    assert!(
+        approved.ends_with("1 pending action (1 approved)\n"),
+        "{approved}"
+    );
+    let none = text(&run(&f.db, &["list", "--state", "failed"]), 0);
+    assert_eq!(none, "no pending actions in state failed\n");
+    let json: Value =
+        serde_json::from_str(&text(&run(&f.db, &["list", "--format", "json"]), 0)).unwrap();
+    let rows = json["pendingActions"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0]["id"], f.rows[0].id.as_str());
+    assert_eq!(rows[0]["state"], "pending");
+    assert_eq!(rows[0]["createdAt"], "2024-05-01T09:01:00.000Z");
+    assert_eq!(rows[3]["state"], "executing");
+    let limited: Value = serde_json::from_str(&text(
+        &run(&f.db, &["--format", "json", "list", "--limit", "2"]),
+        0,
+    ))
+    .unwrap();
+    assert_eq!(limited["pendingActions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn show_prints_the_input_and_its_hash() {
+    let f = fixture("show");
+    let out = text(&run(&f.db, &["show", &f.rows[1].id]), 0);
+    insta::assert_snapshot!("approvals_show", redact(&f, &out));
+    assert!(out.contains(&f.rows[1].input_sha256));
+    let json: Value = serde_json::from_str(&text(
+        &run(&f.db, &["show", &f.rows[0].id, "--format", "json"]),
+        0,
+    ))
+    .unwrap();
+    assert_eq!(json["inputSha256"], f.rows[0].input_sha256.as_str());
+    assert_eq!(
+        json["input"],
+        json!({"recordId": "t1", "reason": "cleanup"})
+    );
+    assert_eq!(json["proposer"], json!({"id": "u1", "name": "Ada"}));
+}
+
+#[test]
+fn approve_once_then_everyone_else_is_told_who_decided() {
+    let f = fixture("approve");
+    let id = &f.rows[0].id;
+    let out = text(&run(&f.db, &["approve", id, "--by", "carol"]), 0);
+    assert!(out.starts_with(&format!("approved {id} by carol")), "{out}");
+    let again = run(&f.db, &["approve", id, "--by", "dave"]);
+    text(&again, 1);
+    assert!(
+        stderr(&again).contains("is already approved (by carol)"),
+        "{}",
+        stderr(&again)
+    );
+    let json: Value = serde_json::from_str(&text(
+        &run(&f.db, &["reject", id, "--by", "dave", "--format", "json"]),
+        1,
+    ))
+    .unwrap();
+    assert_eq!(
+        json,
+        json!({"error": {"code": "already_decided", "id": id, "state": "approved", "by": "carol",
+               "message": format!("pending action `{id}` is already approved (by carol); nothing was changed")}})
+    );
+    let row: Value =
+        serde_json::from_str(&text(&run(&f.db, &["show", id, "--format", "json"]), 0)).unwrap();
+    assert_eq!(row["state"], "approved");
+    assert_eq!(row["decidedBy"], "carol");
+    assert_eq!(row["approvedSha256"], f.rows[0].input_sha256.as_str());
+}
+
+#[test]
+fn approval_is_bound_to_the_hash_the_operator_saw() {
+    let f = fixture("hash");
+    let (id, hash) = (&f.rows[0].id, &f.rows[0].input_sha256);
+    let wrong = f.rows[2].input_sha256.as_str();
+    let out = run(
+        &f.db,
+        &["approve", id, "--by", "carol", "--input-sha256", wrong],
+    );
+    text(&out, 1);
+    assert!(stderr(&out).contains("review it again"), "{}", stderr(&out));
+    let out = text(
+        &run(
+            &f.db,
+            &[
+                "approve",
+                id,
+                "--by",
+                "carol",
+                "--input-sha256",
+                &hash.to_uppercase(),
+            ],
+        ),
+        0,
+    );
+    assert!(out.contains(hash.as_str()), "{out}");
+}
+
+#[test]
+fn reject_records_the_reason() {
+    let f = fixture("reject");
+    let id = &f.rows[2].id;
+    let out = text(
+        &run(
+            &f.db,
+            &[
+                "reject",
+                id,
+                "--by",
+                "bob",
+                "--reason",
+                "not during quarter close",
+            ],
+        ),
+        0,
+    );
+    assert_eq!(
+        out,
+        format!("rejected {id} by bob: not during quarter close\n")
+    );
+    let json: Value =
+        serde_json::from_str(&text(&run(&f.db, &["--format", "json", "show", id]), 0)).unwrap();
+    assert_eq!(json["state"], "rejected");
+    assert_eq!(json["reason"], "not during quarter close");
+}
+
+#[test]
+fn expire_old_pending_actions_and_stale_claims() {
+    let f = fixture("expire");
+    let json: Value = serde_json::from_str(&text(
+        &run(&f.db, &["expire", "--older-than", "1h", "--format", "json"]),
+        0,
+    ))
+    .unwrap();
+    assert_eq!(json["expired"], json!([f.rows[0].id, f.rows[2].id]));
+    assert_eq!(json["inDoubt"], json!([f.rows[3].id]));
+    let states: Vec<String> = f
+        .rows
+        .iter()
+        .map(|r| {
+            let v: Value =
+                serde_json::from_str(&text(&run(&f.db, &["show", &r.id, "--format", "json"]), 0))
+                    .unwrap();
+            v["state"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(states, ["expired", "approved", "expired", "in_doubt"]);
+    let out = text(&run(&f.db, &["expire", "--older-than", "1h"]), 0);
+    assert_eq!(out, "expired 0 pending actions older than 1h\n");
+
+    let id = &f.rows[3].id;
+    let out = run(
+        &f.db,
+        &["resolve", &f.rows[1].id, "--as", "executed", "--by", "ops"],
+    );
+    text(&out, 1);
+    assert!(stderr(&out).contains("not in_doubt"), "{}", stderr(&out));
+    let out = text(
+        &run(
+            &f.db,
+            &[
+                "resolve",
+                id,
+                "--as",
+                "failed",
+                "--by",
+                "ops",
+                "--note",
+                "never reached the API",
+            ],
+        ),
+        0,
+    );
+    assert_eq!(out, format!("resolved {id} as failed by ops\n"));
+    let v: Value =
+        serde_json::from_str(&text(&run(&f.db, &["show", id, "--format", "json"]), 0)).unwrap();
+    assert_eq!(v["state"], "failed");
+    assert_eq!(v["error"], "never reached the API");
+    assert_eq!(State::Failed.as_str(), v["state"]);
+}
+
+#[test]
+fn unusable_input_is_exit_2_and_unknown_ids_exit_1() {
+    let f = fixture("bad");
+    let missing = f.db.with_file_name("nope.db");
+    let out = run(&missing, &["list"]);
+    text(&out, 2);
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    assert!(!missing.exists());
+    let junk = f.db.with_file_name("junk.db");
+    std::fs::write(
+        &junk,
+        "hello, this is certainly not a database file at all....",
+    )
+    .unwrap();
+    let out = run(&junk, &["list"]);
+    text(&out, 2);
+    assert!(
+        stderr(&out).contains("not an approval queue"),
+        "{}",
+        stderr(&out)
+    );
+    for args in [
+        &["expire", "--older-than", "24"][..],
+        &["list", "--state", "done"],
+        &["approve", "x"],
+        &["frobnicate"],
+    ] {
+        let out = run(&f.db, args);
+        text(&out, 2);
+    }
+    let out = run(&f.db, &["show", "pa_nope"]);
+    text(&out, 1);
+    assert!(
+        stderr(&out).contains("no pending action `pa_nope`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&f.db, &["approve", &f.rows[0].id, "--by", " "]);
+    text(&out, 1);
+    assert!(
+        stderr(&out).contains("must not be empty"),
+        "{}",
+        stderr(&out)
+    );
+}

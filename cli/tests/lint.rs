@@ -1,0 +1,447 @@
+//! `objectstack-ai lint`, `rules` and `explain`, run as the built binary.
+
+#![allow(clippy::unwrap_used)] // test helpers
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_objectstack-ai");
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs the binary in `dir`.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn run(args: &[&str]) -> Output {
+    run_in(&workspace(), args)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("osai-lint-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const HOTCRM: &str = "examples/hotcrm-skills.json";
+
+const EXPOSED: &str = r#""ai": {"exposed": true, "description": "Closes the case the user is looking at, with a resolution note."}"#;
+
+#[test]
+fn hotcrm_human_shows_the_ten_findings() {
+    let o = run(&["lint", HOTCRM]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.matches("warning[ai-skill-tool-unresolved]").count(), 10);
+    assert!(out.ends_with("0 errors, 10 warnings in 1 file\n"), "{out}");
+    insta::assert_snapshot!("hotcrm_human", out);
+}
+
+#[test]
+fn hotcrm_json() {
+    let o = run(&["lint", HOTCRM, "--format", "json"]);
+    assert_eq!(code(&o), 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["summary"],
+        serde_json::json!({"errors": 0, "warnings": 10, "files": 1})
+    );
+    assert_eq!(v["findings"][0]["path"], "skills[2].tools[0]");
+    assert_eq!(v["findings"][0]["ref"], "triage_case");
+    assert_eq!(v["findings"][0]["location"]["file"], HOTCRM);
+    insta::assert_snapshot!("hotcrm_json", stdout(&o));
+}
+
+#[test]
+fn hotcrm_github_and_sarif() {
+    let o = run(&["lint", HOTCRM, "--format", "github"]);
+    assert_eq!(code(&o), 0);
+    insta::assert_snapshot!("hotcrm_github", stdout(&o));
+    let o = run(&["lint", HOTCRM, "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["runs"][0]["results"].as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn levels_from_the_command_line() {
+    let o = run(&["lint", HOTCRM, "--deny", "ai-skill-tool-unresolved"]);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("10 errors, 0 warnings"));
+
+    let o = run(&["lint", HOTCRM, "--deny", "warnings"]);
+    assert_eq!(code(&o), 1);
+
+    let o = run(&["lint", HOTCRM, "--allow", "ai-skill-tool-unresolved"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "no findings in 1 file\n");
+
+    // The strictest flag wins for a rule named twice.
+    let o = run(&[
+        "lint",
+        HOTCRM,
+        "--allow",
+        "ai-skill-tool-unresolved",
+        "--deny",
+        "ai-skill-tool-unresolved",
+    ]);
+    assert_eq!(code(&o), 1);
+
+    let o = run(&["lint", HOTCRM, "--deny", "ai-skill-tool-unresolvd"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("did you mean `ai-skill-tool-unresolved`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn config_file_is_found_walking_up_and_can_be_named() {
+    let dir = scratch("config");
+    let nested = dir.join("app").join("dist");
+    fs::create_dir_all(&nested).unwrap();
+    fs::copy(workspace().join(HOTCRM), nested.join("objectstack.json")).unwrap();
+    fs::write(
+        dir.join("objectstack-lint.toml"),
+        "[rules]\nai-skill-tool-unresolved = \"deny\"\n",
+    )
+    .unwrap();
+    let o = run_in(&dir, &["lint", "app/dist/objectstack.json"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+
+    // The command line still wins over the file.
+    let o = run_in(
+        &dir,
+        &[
+            "lint",
+            "app/dist/objectstack.json",
+            "--warn",
+            "ai-skill-tool-unresolved",
+        ],
+    );
+    assert_eq!(code(&o), 0);
+
+    let other = dir.join("lenient.toml");
+    fs::write(&other, "[rules]\nai-skill-tool-unresolved = \"allow\"\n").unwrap();
+    let o = run_in(
+        &dir,
+        &[
+            "lint",
+            "app/dist/objectstack.json",
+            "--config",
+            "lenient.toml",
+        ],
+    );
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "no findings in 1 file\n");
+
+    fs::write(&other, "[rules]\nno-such-rule = \"deny\"\n").unwrap();
+    let o = run_in(
+        &dir,
+        &[
+            "lint",
+            "app/dist/objectstack.json",
+            "--config",
+            "lenient.toml",
+        ],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("unknown rule `no-such-rule`"),
+        "{}",
+        stderr(&o)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn default_input_is_dist_objectstack_json() {
+    let dir = scratch("default");
+    let o = run_in(&dir, &["lint"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("dist/objectstack.json"),
+        "{}",
+        stderr(&o)
+    );
+    fs::create_dir_all(dir.join("dist")).unwrap();
+    fs::copy(workspace().join(HOTCRM), dir.join("dist/objectstack.json")).unwrap();
+    let o = run_in(&dir, &["lint", "--format", "json"]);
+    assert_eq!(code(&o), 0);
+    assert!(stderr(&o).contains("linting dist/objectstack.json"));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["warnings"], 10);
+    assert_eq!(
+        v["findings"][0]["location"]["file"],
+        "dist/objectstack.json"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn baseline_reports_only_new_findings_and_notes_gone_ones() {
+    let dir = scratch("baseline");
+    let stack = dir.join("stack.json");
+    let write = |tools: &str| {
+        fs::write(
+            &stack,
+            format!(
+                "{{\"skills\": [{{\"name\": \"s\", \"label\": \"S\", \"tools\": [{tools}]}}]}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    write("\"ghost_a\", \"ghost_b\"");
+    let o = run_in(
+        &dir,
+        &["lint", "stack.json", "--write-baseline", "baseline.json"],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let baseline = fs::read_to_string(dir.join("baseline.json")).unwrap();
+    assert!(baseline.contains("\"ref\": \"ghost_a\""), "{baseline}");
+    assert!(!baseline.contains("\"line\""));
+
+    let o = run_in(
+        &dir,
+        &[
+            "lint",
+            "stack.json",
+            "--baseline",
+            "baseline.json",
+            "--deny",
+            "warnings",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert_eq!(stdout(&o), "no findings in 1 file\n");
+
+    // Reformatted, ghost_b fixed, ghost_c new.
+    fs::write(
+        &stack,
+        "{\n  \"skills\": [\n    {\"name\": \"s\", \"label\": \"S\",\n     \"tools\": [\"ghost_a\", \"ghost_c\"]}\n  ]\n}\n",
+    )
+    .unwrap();
+    let o = run_in(
+        &dir,
+        &[
+            "lint",
+            "stack.json",
+            "--baseline",
+            "baseline.json",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let refs: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["ref"].as_str().unwrap())
+        .collect();
+    assert_eq!(refs, ["ghost_c"]);
+    assert!(
+        stderr(&o).contains("1 baseline entry no longer occurs"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("ghost_b"));
+
+    fs::write(dir.join("bad.json"), "[]").unwrap();
+    let o = run_in(&dir, &["lint", "stack.json", "--baseline", "bad.json"]);
+    assert_eq!(code(&o), 2);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn reports_are_written_in_the_same_run() {
+    let dir = scratch("report");
+    let sarif = dir.join("lint.sarif");
+    let json = dir.join("lint.json");
+    let o = run(&[
+        "lint",
+        HOTCRM,
+        "--report",
+        &format!("sarif={}", sarif.display()),
+        "--report",
+        &format!("json={}", json.display()),
+    ]);
+    assert_eq!(code(&o), 0);
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(s["version"], "2.1.0");
+    let j: serde_json::Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["summary"]["warnings"], 10);
+    let o = run(&["lint", HOTCRM, "--report", "xml=out.xml"]);
+    assert_eq!(code(&o), 2);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn several_files_in_parallel_and_composed() {
+    let dir = scratch("compose");
+    fs::write(
+        dir.join("skills.json"),
+        r#"{"skills": [{"name": "support", "label": "Support", "tools": ["action_close_case", "ghost"]}]}"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.join("actions.json"),
+        format!(
+            r#"{{"objects": [{{"name": "case", "label": "Case", "actions": [{{"name": "close_case", "label": "Close", "type": "script", "target": "closeCase", {EXPOSED}}}]}}]}}"#
+        ),
+    )
+    .unwrap();
+    let refs = |o: &Output| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {}",
+                    f["location"]["file"].as_str().unwrap(),
+                    f["ref"].as_str().unwrap_or("-")
+                )
+            })
+            .collect()
+    };
+    let o = run_in(
+        &dir,
+        &["lint", "skills.json", "actions.json", "--format", "json"],
+    );
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        refs(&o),
+        ["skills.json action_close_case", "skills.json ghost"]
+    );
+    let o = run_in(
+        &dir,
+        &[
+            "lint",
+            "skills.json",
+            "actions.json",
+            "--compose",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(refs(&o), ["skills.json ghost"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["files"], 2);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unusable_input_exits_2_but_other_files_are_linted() {
+    let dir = scratch("unusable");
+    fs::write(dir.join("broken.json"), "{\n  \"skills\": [\n}").unwrap();
+    fs::copy(workspace().join(HOTCRM), dir.join("ok.json")).unwrap();
+    let o = run_in(&dir, &["lint", "broken.json", "ok.json"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("broken.json:3:1"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("10 warnings in 1 file"));
+    let o = run_in(&dir, &["lint", "missing.json"]);
+    assert_eq!(code(&o), 2);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn validation_errors_are_reported_and_fail_the_run() {
+    let dir = scratch("spec");
+    fs::write(
+        dir.join("stack.json"),
+        r#"{"skills": [{"name": "s", "label": "S", "tools": "query_data", "prompt": "x"}]}"#,
+    )
+    .unwrap();
+    let o = run_in(&dir, &["lint", "stack.json", "--format", "json"]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"spec-wrong-type"), "{rules:?}");
+    let o = run_in(
+        &dir,
+        &[
+            "lint",
+            "stack.json",
+            "--allow",
+            "spec-wrong-type",
+            "--allow",
+            "spec-unknown-key",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn rules_lists_every_rule() {
+    let o = run(&["rules"]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    for id in objectstack_lint_ids() {
+        assert!(out.contains(id), "{id} missing from\n{out}");
+    }
+    insta::assert_snapshot!("rules", out);
+}
+
+fn objectstack_lint_ids() -> [&'static str; 8] {
+    [
+        "ai-skill-tool-unresolved",
+        "ai-skill-tool-needs-approval",
+        "ai-destructive-exposure-undecided",
+        "ai-destructive-asserted-safe",
+        "ai-tool-record-inert",
+        "ai-tool-record-shadows-platform",
+        "ai-tool-binding-unresolved",
+        "ai-agent-skill-unresolved",
+    ]
+}
+
+#[test]
+fn explain_prints_the_doc_or_suggests() {
+    for id in objectstack_lint_ids() {
+        let o = run(&["explain", id]);
+        assert_eq!(code(&o), 0);
+        let out = stdout(&o);
+        assert!(out.starts_with(&format!("# {id} (default: ")), "{out}");
+        assert!(out.contains("## How to fix"));
+    }
+    let o = run(&["explain", "spec-unknown-key"]);
+    assert_eq!(code(&o), 0);
+    let o = run(&["explain", "ai-skill-tool-unresolve"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("did you mean `ai-skill-tool-unresolved`?"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,0 +1,55 @@
+//! `objectstack-ai registry`: text and JSON output.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .current_dir(root())
+        .arg("registry")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn text_is_the_default_and_lists_every_name() {
+    let text = stdout(&run(&[]));
+    assert_eq!(text, stdout(&run(&["--format", "text"])));
+    insta::assert_snapshot!("registry_text", text);
+    for name in objectstack_registry::all_names() {
+        assert!(text.contains(&format!("\n  {name}\n")), "{name}");
+    }
+}
+
+#[test]
+fn json_is_the_committed_export() {
+    let json = stdout(&run(&["--format", "json"]));
+    let committed = std::fs::read_to_string(root().join("registry/platform-tools.json")).unwrap();
+    assert_eq!(json, committed);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["total"], 35);
+}
+
+#[test]
+fn an_unknown_format_exits_2() {
+    let out = run(&["--format", "yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("yaml"));
+}

@@ -1,0 +1,233 @@
+//! `objectstack-ai validate`: output formats, exit codes, unusable input.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The workspace root (the examples live there).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .current_dir(root())
+        .arg("validate")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// Writes bytes to a fresh file in a per-process temporary directory.
+fn temp_file(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("objectstack-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn good_examples_pass() {
+    let out = run(&["examples/todo-app.json", "examples/hotcrm-skills.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out),
+        "examples/todo-app.json: ok\nexamples/hotcrm-skills.json: ok\n2 files checked: 0 errors, 0 warnings\n"
+    );
+}
+
+#[test]
+fn broken_example_human_output() {
+    let out = run(&["examples/broken-stack.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("broken_stack_human", stdout(&out));
+}
+
+#[test]
+fn broken_example_json_output() {
+    let out = run(&["examples/broken-stack.json", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["files"][0]["status"], "invalid");
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    assert_eq!(report["summary"]["errors"], diagnostics.len());
+    assert_eq!(
+        diagnostics.len(),
+        30,
+        "examples/README.md says 30 errors: update it with the example"
+    );
+    // Every diagnostic points at real text: its span starts where line and
+    // column say.
+    let text = std::fs::read_to_string(root().join("examples/broken-stack.json")).unwrap();
+    for d in diagnostics {
+        let start = d["start"].as_u64().unwrap() as usize;
+        let (line, column) = objectstack_spec::parse::line_column_at(&text, start);
+        assert_eq!(
+            (
+                d["line"].as_u64().unwrap() as usize,
+                d["column"].as_u64().unwrap() as usize
+            ),
+            (line, column),
+            "{d}"
+        );
+        for key in ["id", "severity", "file", "path", "message", "fix"] {
+            assert!(d[key].is_string(), "{key} in {d}");
+        }
+    }
+    insta::assert_json_snapshot!("broken_stack_json", report);
+}
+
+#[test]
+fn malformed_json_reports_line_and_column() {
+    let bad = temp_file("bad.json", b"{\n  \"skills\": [1,\n}\n");
+    let out = run(&[&bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout(&out).starts_with(&format!("error: {bad}:3:1: expected value\n")),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&bad, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["status"], "unusable");
+    assert_eq!(report["files"][0]["error"]["line"], 3);
+    assert_eq!(report["files"][0]["error"]["column"], 1);
+}
+
+#[test]
+fn unusable_inputs_are_clear_errors() {
+    let cases: Vec<(String, &str)> = vec![
+        (
+            temp_file("binary.bin", b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe"),
+            "not valid UTF-8",
+        ),
+        (temp_file("nul.json", b"\x00\x00\x00{}"), "binary file"),
+        (
+            temp_file("latin1.json", b"{\"label\": \"caf\xe9\"}"),
+            "1:15: the file is not valid UTF-8",
+        ),
+        (
+            temp_file("deep.json", "[".repeat(200_000).as_bytes()),
+            "nests more than 128 levels",
+        ),
+        (
+            temp_file("array.json", b"[{\"name\": \"x\"}]"),
+            "must be a JSON object at the top level",
+        ),
+        (temp_file("empty.json", b""), "EOF while parsing"),
+        (
+            root()
+                .join("no-such-file.json")
+                .to_string_lossy()
+                .into_owned(),
+            "cannot read it",
+        ),
+    ];
+    for (file, expected) in &cases {
+        let out = run(&[file]);
+        assert_eq!(out.status.code(), Some(2), "{file}: {}", stdout(&out));
+        assert!(
+            out.stderr.is_empty(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout(&out).contains(expected), "{file}: {}", stdout(&out));
+    }
+}
+
+#[test]
+fn an_unusable_file_does_not_hide_the_others() {
+    let bad = temp_file("partly.json", b"nope");
+    let out = run(&["examples/broken-stack.json", &bad, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["status"], "invalid");
+    assert_eq!(report["files"][1]["status"], "unusable");
+    assert!(report["summary"]["errors"].as_u64().unwrap() > 10);
+}
+
+#[test]
+fn compose_reports_names_defined_twice_with_both_files() {
+    let crm = temp_file(
+        "crm.json",
+        br#"{"api": {"v": 1}, "skills": [{"name": "triage", "label": "Triage", "tools": []}]}"#,
+    );
+    let helpdesk = temp_file(
+        "helpdesk.json",
+        b"{\"api\": {\"v\": 2},\n \"skills\": {\"triage\": {\"label\": \"Again\", \"tools\": []}}}",
+    );
+    // One by one, both files are fine.
+    assert_eq!(run(&[&crm, &helpdesk]).status.code(), Some(0));
+    let out = run(&["--compose", &crm, &helpdesk, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &report["diagnostics"];
+    assert_eq!(d.as_array().unwrap().len(), 2, "{report:#}");
+    let dup = d
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "spec-duplicate-name")
+        .unwrap();
+    assert_eq!(dup["file"], helpdesk.as_str());
+    assert_eq!(
+        (dup["line"].as_u64(), dup["column"].as_u64()),
+        (Some(2), Some(13))
+    );
+    assert_eq!(dup["related"][0]["file"], crm.as_str());
+    assert_eq!(dup["related"][0]["path"], "skills[0].name");
+    assert!(dup["message"].as_str().unwrap().contains(&crm));
+    let conflict = d
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "spec-compose-conflict")
+        .unwrap();
+    assert_eq!(conflict["severity"], "warning");
+}
+
+#[test]
+fn huge_minified_file_is_validated_with_clipped_lines() {
+    let mut text = String::from("{\"skills\": [");
+    for i in 0..40_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            "{{\"name\": \"skill_{i}\", \"label\": \"Skill {i}\", \"tools\": [\"query_data\", \"get_record\"]}}"
+        ));
+    }
+    text.push_str(", {\"name\": \"Bad Name\", \"label\": \"x\", \"tools\": \"query_data\"}]}");
+    assert!(text.len() > 3_000_000);
+    let file = temp_file("huge.json", text.as_bytes());
+    let out = run(&[&file]);
+    assert_eq!(out.status.code(), Some(1));
+    let printed = stdout(&out);
+    assert!(printed.contains(&format!("{file}:1:")), "{printed}");
+    assert!(
+        printed.lines().all(|l| l.chars().count() < 400),
+        "{printed}"
+    );
+    assert!(printed.contains("skills[40000].name"), "{printed}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(&[]).status.code(), Some(2));
+    assert_eq!(
+        run(&["examples/todo-app.json", "--format", "xml"])
+            .status
+            .code(),
+        Some(2)
+    );
+}

@@ -1,0 +1,103 @@
+//! Snapshots of every output format, on two fixtures with warnings, an
+//! error, suggestions and a finding without a source location.
+
+#![allow(clippy::unwrap_used)] // test helpers
+
+use std::fs;
+use std::path::Path;
+
+use objectstack_lint::render::{self, Format, HumanOptions, SourceText};
+use objectstack_lint::{Finding, Source, lint_each};
+
+const FILES: [&str; 2] = [
+    "tests/data/lint/unresolved_fictional.json",
+    "tests/data/lint/tool_records.json",
+];
+
+fn run() -> (Vec<Finding>, Vec<(String, String)>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let texts: Vec<(String, String)> = FILES
+        .iter()
+        .map(|f| ((*f).to_owned(), fs::read_to_string(dir.join(f)).unwrap()))
+        .collect();
+    let roots: Vec<_> = texts
+        .iter()
+        .map(|(_, t)| objectstack_spec::parse::parse_document(t.as_bytes()).unwrap())
+        .collect();
+    let sources: Vec<Source<'_>> = texts
+        .iter()
+        .zip(&roots)
+        .map(|((file, text), root)| Source {
+            file,
+            text: Some(text),
+            root,
+        })
+        .collect();
+    let findings = lint_each(&sources)
+        .into_iter()
+        .flatten()
+        .filter(|f| !f.rule.starts_with("spec-"))
+        .collect();
+    (findings, texts)
+}
+
+fn rendered(format: Format) -> String {
+    let (findings, texts) = run();
+    let sources: Vec<SourceText<'_>> = texts
+        .iter()
+        .map(|(file, text)| SourceText { file, text })
+        .collect();
+    render::render(format, &findings, &sources, 2)
+}
+
+#[test]
+fn human() {
+    insta::assert_snapshot!(rendered(Format::Human));
+}
+
+#[test]
+fn json() {
+    let out = rendered(Format::Json);
+    let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(parsed["summary"]["files"], 2);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn sarif() {
+    let out = rendered(Format::Sarif);
+    let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let run = &parsed["runs"][0];
+    assert_eq!(parsed["version"], "2.1.0");
+    // Every result points at a declared rule, with a real level and a
+    // relative URI.
+    for result in run["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(
+            run["tool"]["driver"]["rules"][index]["id"],
+            result["ruleId"]
+        );
+        assert!(matches!(
+            result["level"].as_str(),
+            Some("warning" | "error")
+        ));
+        let uri = &result["locations"][0]["physicalLocation"]["artifactLocation"];
+        assert_eq!(uri["uriBaseId"], "%SRCROOT%");
+        assert!(uri["uri"].as_str().unwrap().starts_with("tests/data/lint/"));
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn github() {
+    insta::assert_snapshot!(rendered(Format::Github));
+}
+
+#[test]
+fn human_without_source_text_or_location() {
+    let (mut findings, _) = run();
+    findings.truncate(1);
+    findings[0].location = None;
+    let out = render::human(&findings, &[], 1, &HumanOptions::default());
+    insta::assert_snapshot!(out);
+}

@@ -1,0 +1,256 @@
+//! Properties: nothing panics on any input, diagnostic paths are real,
+//! and unmodelled keys survive a parse/serialise round trip.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+use objectstack_spec::compose::{Source, compose};
+use objectstack_spec::model::Stack;
+use objectstack_spec::parse::parse_document;
+use objectstack_spec::source::SourceIndex;
+use objectstack_spec::validate::{Anchor, validate};
+
+/// Keys the validator looks at, so arbitrary documents reach deep checks.
+const KEYS: &[&str] = &[
+    "objects",
+    "actions",
+    "tools",
+    "skills",
+    "agents",
+    "name",
+    "label",
+    "fields",
+    "ai",
+    "exposed",
+    "description",
+    "category",
+    "paramHints",
+    "params",
+    "field",
+    "type",
+    "enum",
+    "binding",
+    "triggerConditions",
+    "operator",
+    "value",
+    "surface",
+    "locations",
+    "recordId",
+    "aiExposed",
+    "triggerPhrases",
+    "enabled",
+    "desc",
+    "skill",
+    "x y",
+    "é",
+];
+
+fn arb_key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop::sample::select(KEYS).prop_map(str::to_owned),
+        1 => "[a-zA-Z_ *-]{0,6}",
+    ]
+}
+
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        prop::sample::select(
+            &[
+                "script",
+                "api",
+                "true",
+                "in",
+                "eq",
+                "action",
+                "Query Data",
+                "action_*",
+                "😀",
+                "A description that is certainly longer than forty characters.",
+            ][..]
+        )
+        .prop_map(Value::from),
+        "\\PC{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(6, 96, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((arb_key(), inner), 0..6)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+        ]
+    })
+}
+
+fn arb_document() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::vec((arb_key(), arb_json()), 0..6).prop_map(|e| e.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        if let Ok(doc) = parse_document(&bytes) {
+            let _ = validate(&doc);
+            let _ = Stack::from_json(&doc);
+        }
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            let _ = SourceIndex::new(text).locate_many(&[objectstack_spec::path::JsonPath::root()]);
+        }
+    }
+
+    #[test]
+    fn arbitrary_json_text_never_panics(doc in arb_document(), cut in any::<prop::sample::Index>()) {
+        let text = serde_json::to_string(&doc).unwrap();
+        // Truncated JSON is malformed: parse must say so, not panic.
+        let end = cut.index(text.len() + 1);
+        let truncated = text.get(..end).unwrap_or("");
+        let _ = parse_document(truncated.as_bytes());
+        let _ = SourceIndex::new(truncated).locate_many(&[objectstack_spec::path::JsonPath::root().key("objects")]);
+    }
+
+    #[test]
+    fn validation_paths_point_into_the_text(doc in arb_document(), pretty in any::<bool>()) {
+        let diagnostics = validate(&doc);
+        let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+        let index = SourceIndex::new(&text);
+        let paths: Vec<_> = diagnostics.iter().map(|d| d.path.clone()).collect();
+        let values = index.locate_many(&paths);
+        let keys = index.locate_keys_many(&paths);
+        for ((d, value), key) in diagnostics.iter().zip(values).zip(keys) {
+            prop_assert!(value.is_some(), "{d} has no location in {text}");
+            if d.anchor == Anchor::Key {
+                prop_assert!(key.is_some(), "{d} has no key location in {text}");
+            }
+            for related in &d.related {
+                prop_assert!(index.locate(&related.path).is_some(), "{d}: related {} missing", related.path);
+            }
+        }
+    }
+
+    #[test]
+    fn stacks_and_compositions_of_arbitrary_json_never_panic(
+        docs in prop::collection::vec(arb_document(), 0..4),
+    ) {
+        let names: Vec<String> = (0..docs.len()).map(|i| format!("s{i}.json")).collect();
+        let sources: Vec<Source<'_>> = docs
+            .iter()
+            .zip(&names)
+            .map(|(stack, name)| Source { name, stack })
+            .collect();
+        let composition = compose(&sources);
+        let _ = validate(&composition.stack);
+        for d in &composition.diagnostics {
+            let source = d.source.unwrap();
+            let text = serde_json::to_string(&docs[source]).unwrap();
+            prop_assert!(SourceIndex::new(&text).locate(&d.path).is_some(), "{d}");
+        }
+        for doc in &docs {
+            let _ = Stack::from_json(doc);
+        }
+    }
+
+    #[test]
+    fn unmodelled_keys_round_trip(doc in arb_valid_stack()) {
+        let stack = Stack::from_json(&doc).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let back = stack.to_json().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(Value::Object(back), Value::Object(doc));
+    }
+}
+
+/// Unmodelled keys: anything not declared by the record types.
+fn arb_extra() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::vec(("x[A-Za-z]{0,6}", arb_json()), 0..3)
+        .prop_map(|e| e.into_iter().collect())
+}
+
+fn with_extra(mut record: Value, extra: Map<String, Value>) -> Value {
+    if let Value::Object(map) = &mut record {
+        for (k, v) in extra {
+            map.insert(k, v);
+        }
+    }
+    record
+}
+
+fn arb_name() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9_]{1,8}"
+}
+
+fn arb_action() -> impl Strategy<Value = Value> {
+    (arb_name(), arb_extra(), arb_extra(), arb_extra(), any::<bool>()).prop_map(|(name, extra, ai_extra, param_extra, exposed)| {
+        let ai = with_extra(
+            json!({"exposed": exposed, "description": "Describes what the action does in forty characters or more.",
+                   "category": "data", "paramHints": {"p": {"description": "hint", "enum": ["a", 1]}}}),
+            ai_extra,
+        );
+        let param = with_extra(json!({"name": "p", "type": "text", "defaultValue": null}), param_extra);
+        with_extra(
+            json!({"name": name, "label": "L", "type": "script", "target": "t",
+                   "locations": ["record_header"], "params": [param], "ai": ai}),
+            extra,
+        )
+    })
+}
+
+/// A collection in array or map form (map keys are the names).
+fn collection(records: Vec<Value>, as_map: bool) -> Value {
+    if !as_map {
+        return Value::Array(records);
+    }
+    let mut map = Map::new();
+    for (i, mut record) in records.into_iter().enumerate() {
+        let key = match &mut record {
+            Value::Object(fields) => match fields.shift_remove("name") {
+                Some(Value::String(n)) => n,
+                _ => format!("k{i}"),
+            },
+            _ => format!("k{i}"),
+        };
+        map.entry(key).or_insert(record);
+    }
+    Value::Object(map)
+}
+
+fn arb_valid_stack() -> impl Strategy<Value = Map<String, Value>> {
+    (
+        prop::collection::vec(arb_action(), 0..3),
+        prop::collection::vec((arb_name(), arb_extra()), 0..3),
+        prop::collection::vec((arb_name(), arb_extra()), 0..3),
+        prop::collection::vec((arb_name(), arb_extra(), arb_extra()), 0..2),
+        arb_extra(),
+        any::<[bool; 4]>(),
+    )
+        .prop_map(|(actions, tools, skills, objects, top, forms)| {
+            let tools = tools
+                .into_iter()
+                .map(|(n, e)| with_extra(json!({"name": n, "label": "T", "description": "d", "parameters": {"type": "object"}}), e))
+                .collect();
+            let skills = skills
+                .into_iter()
+                .map(|(n, e)| with_extra(json!({"name": n, "label": "S", "tools": ["query_data", "action_*"], "surface": "both"}), e))
+                .collect();
+            let objects = objects
+                .into_iter()
+                .map(|(n, e, field_extra)| {
+                    with_extra(
+                        json!({"name": n, "label": "O", "fields": {"title": with_extra(json!({"type": "text", "required": true}), field_extra)}}),
+                        e,
+                    )
+                })
+                .collect();
+            let mut doc = top;
+            doc.insert("actions".into(), collection(actions, forms[0]));
+            doc.insert("tools".into(), collection(tools, forms[1]));
+            doc.insert("skills".into(), collection(skills, forms[2]));
+            doc.insert("objects".into(), collection(objects, forms[3]));
+            doc
+        })
+}
