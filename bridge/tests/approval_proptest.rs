@@ -330,6 +330,5 @@ proptest! {
         let dir = scratch_dir("prop");
         let store = SqliteStore::open(&dir.join("q.db")).unwrap();
         run(Arc::new(store), &ops)?;
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -225,3 +225,38 @@ fn unusable_input_exits_2() {
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
 }
+
+#[test]
+fn streamed_json_is_the_library_serialisation() {
+    use objectstack_bridge::materialise::{Wiring, materialise};
+    for (file, args, wiring) in [
+        (TODO, vec![], Wiring::NONE),
+        (
+            TODO,
+            vec!["--automation", "--api", "--approval"],
+            Wiring::ALL,
+        ),
+        (
+            "bridge/tests/data/showcase.json",
+            vec!["--approval"],
+            Wiring {
+                approval: true,
+                ..Wiring::NONE
+            },
+        ),
+    ] {
+        let mut all = vec![file];
+        all.extend(args);
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(0));
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let stack: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap();
+        let mut expected =
+            serde_json::to_vec(&materialise(&stack, Some(&wiring), &|_| false)).unwrap();
+        expected.push(b'\n');
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(expected).unwrap()
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! as rustdoc and stores the same text in [`Rule::doc`], so what `explain`
 //! prints and what rustdoc shows cannot drift apart.
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
 use objectstack_spec::materialise::materialises;
@@ -13,7 +14,7 @@ use objectstack_spec::path::JsonPath;
 
 use crate::finding::{Finding, Severity};
 use crate::stack::{ActionEntry, Stack};
-use crate::universe::Universe;
+use crate::universe::{Universe, nearest};
 
 /// A lint rule.
 pub struct Rule {
@@ -143,6 +144,22 @@ pub(crate) struct Context<'s, 'a> {
     pub(crate) actions_by_name: HashMap<&'s str, Vec<usize>>,
     /// Names of actions that do not materialise.
     pub(crate) unexposed: HashSet<&'s str>,
+    /// Indexed candidate lists for "did you mean" over action, flow and
+    /// skill names, built on first use.
+    action_names: OnceCell<Universe>,
+    flow_names: OnceCell<Universe>,
+    skill_names: OnceCell<Universe>,
+}
+
+/// Which names a suggestion is drawn from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Names {
+    /// Every action's name (stack-level, then object-level).
+    Actions,
+    /// Every flow's name.
+    Flows,
+    /// Every skill's name.
+    Skills,
 }
 
 impl std::fmt::Debug for Context<'_, '_> {
@@ -184,6 +201,42 @@ impl<'s, 'a> Context<'s, 'a> {
             universe: Universe::new(names),
             actions_by_name,
             unexposed,
+            action_names: OnceCell::new(),
+            flow_names: OnceCell::new(),
+            skill_names: OnceCell::new(),
+        }
+    }
+
+    /// The indexed list of action, flow or skill names.
+    pub(crate) fn names(&self, names: Names) -> &Universe {
+        let stack = self.stack;
+        match names {
+            Names::Actions => self
+                .action_names
+                .get_or_init(|| index(stack.actions.iter().filter_map(|a| a.entry.name()))),
+            Names::Flows => self
+                .flow_names
+                .get_or_init(|| index(stack.flows.iter().filter_map(|f| f.name()))),
+            Names::Skills => self
+                .skill_names
+                .get_or_init(|| index(stack.skills.iter().filter_map(|s| s.name()))),
+        }
+    }
+
+    /// Upstream's `nearestName` of `target` over a list of names, in
+    /// document order, answered from an index (so a stack with many
+    /// unresolved names over many candidates stays linear).
+    pub(crate) fn nearest(&self, names: Names, target: &str) -> Option<&str> {
+        let universe = self.names(names);
+        // `Universe::suggest` first tries `<family prefix><target>`; when such
+        // a name exists here, fall back to the plain scan to stay exact.
+        let prefixed = objectstack_registry::FAMILY_PREFIXES
+            .iter()
+            .any(|p| universe.contains(&format!("{p}{target}")));
+        if prefixed {
+            nearest(target, universe.names().iter().map(String::as_str))
+        } else {
+            universe.suggest(target)
         }
     }
 
@@ -207,9 +260,39 @@ impl<'s, 'a> Context<'s, 'a> {
     }
 }
 
+fn index<'n>(names: impl Iterator<Item = &'n str>) -> Universe {
+    Universe::new(names.map(str::to_owned).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indexed_nearest_equals_the_plain_scan() {
+        let d = crate::testing::doc(serde_json::json!({
+            "actions": [{"name": "close_case"}, {"name": "action_open"}, {"name": "open"},
+                        {"name": "close_cases"}],
+            "flows": [{"name": "renew"}],
+            "skills": [{"name": "triage"}]
+        }));
+        let stack = Stack::new(&[&d]);
+        let cx = Context::new(&stack);
+        let actions: Vec<&str> = stack
+            .actions
+            .iter()
+            .filter_map(|a| a.entry.name())
+            .collect();
+        for target in ["close_cse", "open", "clos", "close_case_x", "zzz", "opn"] {
+            assert_eq!(
+                cx.nearest(Names::Actions, target),
+                nearest(target, actions.iter().copied()),
+                "{target}"
+            );
+        }
+        assert_eq!(cx.nearest(Names::Flows, "renw"), Some("renew"));
+        assert_eq!(cx.nearest(Names::Skills, "triag"), Some("triage"));
+    }
 
     #[test]
     fn every_rule_doc_has_the_four_sections() {

@@ -38,6 +38,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use objectstack_spec::text::{levenshtein_units, utf16_len};
+use rayon::slice::ParallelSliceMut;
 
 /// Every tool name a skill may resolve to, in upstream's scan order.
 #[derive(Clone)]
@@ -183,7 +184,7 @@ impl Universe {
     fn sorted(&self) -> &[u32] {
         self.sorted.get_or_init(|| {
             let mut ids: Vec<u32> = (0..self.names.len()).filter_map(id32).collect();
-            ids.sort_unstable_by(|&a, &b| self.units_of(a).cmp(self.units_of(b)));
+            ids.par_sort_unstable_by(|&a, &b| cmp_units(self.units_of(a), self.units_of(b)));
             ids
         })
     }
@@ -236,8 +237,25 @@ pub(crate) fn nearest<'c>(
 // ---------------------------------------------------------------------------
 // Helpers
 
+#[doc(hidden)]
+pub static ROWS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+#[doc(hidden)]
+pub static WALKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 fn id32(id: usize) -> Option<u32> {
     u32::try_from(id).ok()
+}
+
+/// `a.cmp(b)`, four units at a time.
+fn cmp_units(a: &[u16], b: &[u16]) -> Ordering {
+    let pack = |w: &[u16]| w.iter().fold(0u64, |k, &u| (k << 16) | u64::from(u));
+    let mut at = 0;
+    while let (Some(x), Some(y)) = (a.get(at..at + 4), b.get(at..at + 4)) {
+        match pack(x).cmp(&pack(y)) {
+            Ordering::Equal => at += 4,
+            other => return other,
+        }
+    }
+    a.get(at..).unwrap_or_default().cmp(b.get(at..).unwrap_or_default())
 }
 
 fn name_units<'u>(units: &'u [u16], starts: &[usize], id: u32) -> &'u [u16] {
@@ -273,6 +291,8 @@ const MAX_BAND_CELLS: usize = 1 << 22;
 #[derive(Clone)]
 struct SuggestIndex {
     trie: Vec<Node>,
+    /// The trie's edge labels, in node order (siblings side by side).
+    labels: Vec<u16>,
     /// `has_len[l]`: some name is `l` units long.
     has_len: Vec<bool>,
     /// Ids ordered by (length, id): a name's *rank* is its position here.
@@ -330,8 +350,10 @@ impl SuggestIndex {
         let rank_to_id: Vec<u32> = lens.iter().map(|&(_, id)| id).collect();
         let rank_len: Vec<u32> = lens.iter().map(|&(len, _)| len).collect();
         let (bucket_shift, bucket_starts, postings) = trigram_postings(universe, &rank_to_id)?;
+        let (trie, labels) = build_trie(universe, sorted)?;
         Some(SuggestIndex {
-            trie: build_trie(universe, sorted)?,
+            trie,
+            labels,
             has_len,
             rank_to_id,
             rank_len,
@@ -339,6 +361,13 @@ impl SuggestIndex {
             bucket_starts,
             postings,
         })
+    }
+
+    fn label(&self, node: &Node) -> &[u16] {
+        let start = node.label as usize;
+        self.labels
+            .get(start..start + node.label_len as usize)
+            .unwrap_or_default()
     }
 
     fn node(&self, index: u32) -> Option<&Node> {
@@ -388,7 +417,7 @@ impl SuggestIndex {
             let mut at = start;
             let mut node = self.node(0);
             while let Some(n) = node {
-                let label = label_units(universe, n);
+                let label = self.label(n);
                 if !query.get(at..).is_some_and(|rest| rest.starts_with(label)) {
                     break;
                 }
@@ -397,16 +426,16 @@ impl SuggestIndex {
                     best = better(best, Some((len - (at - start), n.terminal)));
                 }
                 let Some(&unit) = query.get(at) else { break };
-                node = self.child(universe, n, unit);
+                node = self.child(n, unit);
             }
         }
         best
     }
 
     /// The child of `node` whose label starts with `unit`.
-    fn child(&self, universe: &Universe, node: &Node, unit: u16) -> Option<&Node> {
+    fn child(&self, node: &Node, unit: u16) -> Option<&Node> {
         let children = self.children(node);
-        let first = |c: &Node| universe.units.get(c.label as usize).copied();
+        let first = |c: &Node| self.labels.get(c.label as usize).copied();
         let i = children.partition_point(|c| first(c) < Some(unit));
         children.get(i).filter(|c| first(c) == Some(unit))
     }
@@ -477,9 +506,15 @@ impl SuggestIndex {
             return Some((0, id));
         }
         let max_len = self.has_len.len().saturating_sub(1);
-        // Deepen one error at a time: the first bound with a hit holds the
-        // nearest names, all at exactly that distance.
-        for bound in 1..=limit {
+        // One error (typos), two, then everything up to the limit with the
+        // bound tightening as names are found: small bounds prune hardest,
+        // and a bound that finds nothing is not walked twice.
+        let schedule = [1, 2, limit];
+        let mut last_done = 0;
+        for bound in schedule {
+            if bound <= last_done {
+                continue;
+            }
             if !self.any_len_within(query.len(), bound) {
                 continue;
             }
@@ -487,30 +522,35 @@ impl SuggestIndex {
             let hit = if (depth + 1).saturating_mul(2 * bound + 1) > MAX_BAND_CELLS {
                 scan_within(universe, query, bound)
             } else {
-                self.walk_within(universe, query, bound, depth)
+                self.walk_within(universe, query, bound, depth, last_done + 1)
             };
-            if let Some(id) = hit {
-                return Some((bound, id));
+            if hit.is_some() {
+                return hit;
             }
+            last_done = bound;
         }
         None
     }
 
-    /// The lowest id among names within edit distance `bound` of `query`: a
-    /// depth-first walk of the trie keeping one banded Levenshtein row per
-    /// depth. Row `t` holds `D[t][j] = distance(name[..t], query[..j])` for
+    /// The nearest name within edit distance `bound` of `query`, as
+    /// (distance, id) with the lowest id among the nearest: a depth-first
+    /// walk of the trie keeping one banded Levenshtein row per depth. Row
+    /// `t` holds `D[t][j] = distance(name[..t], query[..j])` for
     /// `|t - j| <= bound` at offset `j + bound - t`, capped at `bound + 1`.
-    /// A subtree is abandoned when no name of its lengths can finish
-    /// within the bound from any cell of the current row, or when it holds
-    /// no id lower than the best found.
+    /// A subtree is abandoned when no name of its lengths can finish within
+    /// the bound (tightened to the best distance found) from any cell of
+    /// the current row, or when it could only tie the best with higher ids.
+    /// No name is nearer than `floor` (the caller has ruled those out).
     fn walk_within(
         &self,
         universe: &Universe,
         query: &[u16],
         bound: usize,
         depth: usize,
-    ) -> Option<u32> {
+        floor: usize,
+    ) -> Option<Scored> {
         let len = query.len();
+        let floor = id32(floor).unwrap_or(NONE);
         let width = 2 * bound + 1;
         let cap = id32(bound + 1).unwrap_or(NONE);
         let mut rows = vec![cap; (depth + 1) * width];
@@ -519,18 +559,26 @@ impl SuggestIndex {
                 *cell = id32(offset - bound).unwrap_or(cap);
             }
         }
-        let mut best = NONE;
-        let mut stack = vec![0u32];
-        while let Some(index) = stack.pop() {
+        // The best (distance, id) so far, (cap, NONE) for none; a subtree
+        // whose distances are at least `lower` and ids at least `min_id`
+        // can improve on it only if (lower, min_id) is less.
+        let mut best: (u32, u32) = (cap, NONE);
+        let hopeless = |lower: u32, min_id: u32, best: (u32, u32)| {
+            lower >= cap || (lower.max(floor), min_id) >= best
+        };
+        let mut stack = vec![(0u32, 0u32)];
+        while let Some((index, parent_lower)) = stack.pop() {
             let Some(node) = self.node(index) else {
                 continue;
             };
-            if node.min_id >= best {
+            WALKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if hopeless(parent_lower, node.min_id, best) {
                 continue;
             }
             let start = (node.depth - node.label_len) as usize;
+            let mut lower = parent_lower;
             let mut alive = true;
-            for (k, &unit) in label_units(universe, node).iter().enumerate() {
+            for (k, &unit) in self.label(node).iter().enumerate() {
                 let t = start + k + 1;
                 if t > depth {
                     alive = false;
@@ -546,7 +594,9 @@ impl SuggestIndex {
                     min_len: node.min_len as usize,
                     max_len: node.max_len as usize,
                 };
-                if band_row(prev, cur, query, unit, &reach, cap) > bound as u32 {
+                lower = band_row(prev, cur, query, unit, &reach, cap);
+                ROWS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if hopeless(lower, node.min_id, best) {
                     alive = false;
                     break;
                 }
@@ -556,32 +606,32 @@ impl SuggestIndex {
             }
             let n = node.depth as usize;
             if node.terminal != NONE && n + bound >= len && n <= len + bound {
-                let cell = rows.get(n * width + (len + bound - n)).copied();
-                if cell.is_some_and(|d| d <= bound as u32) {
-                    best = best.min(node.terminal);
+                if let Some(&d) = rows.get(n * width + (len + bound - n)) {
+                    if d < cap {
+                        best = best.min((d, node.terminal));
+                    }
                 }
             }
             let first = node.first_child;
-            stack.extend((first..first + node.children).rev());
+            stack.extend((first..first + node.children).rev().map(|c| (c, lower)));
         }
-        (best != NONE).then_some(best)
+        (best.0 < cap).then_some((best.0 as usize, best.1))
     }
 }
 
 /// Linear fallback of [`SuggestIndex::walk_within`] for pathological sizes.
-fn scan_within(universe: &Universe, query: &[u16], bound: usize) -> Option<u32> {
-    (0..universe.names.len()).filter_map(id32).find(|&id| {
-        let units = universe.units_of(id);
-        units.len().abs_diff(query.len()) <= bound && levenshtein_units(query, units) <= bound
-    })
-}
-
-fn label_units<'u>(universe: &'u Universe, node: &Node) -> &'u [u16] {
-    let start = node.label as usize;
-    universe
-        .units
-        .get(start..start + node.label_len as usize)
-        .unwrap_or_default()
+fn scan_within(universe: &Universe, query: &[u16], bound: usize) -> Option<Scored> {
+    (0..universe.names.len())
+        .filter_map(id32)
+        .filter_map(|id| {
+            let units = universe.units_of(id);
+            if units.len().abs_diff(query.len()) > bound {
+                return None;
+            }
+            let d = levenshtein_units(query, units);
+            (d <= bound).then_some((d, id))
+        })
+        .min()
 }
 
 /// What a row of the walk may still reach: it is row `t` of a subtree
@@ -712,11 +762,11 @@ fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec
     Some((shift, starts, postings))
 }
 
-/// The compressed trie of the names, from their sorted ids; node 0 is the
-/// root. Built breadth-first with an explicit work list (no recursion, so
+/// The compressed trie of the names, from their sorted ids, and its labels;
+/// node 0 is the root. Built with an explicit work queue (no recursion, so
 /// long names cannot exhaust the stack); each name is scanned once per
 /// ancestor, so the work is bounded by the total length of the names.
-fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<Vec<Node>> {
+fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16>)> {
     let mut trie = vec![Node {
         terminal: NONE,
         min_id: NONE,
@@ -725,8 +775,10 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<Vec<Node>> {
     }];
     // (node, lo, hi, d): node covers sorted[lo..hi], which share a prefix of
     // d units (the depth where the node's label starts).
-    let mut work = vec![(0usize, 0usize, sorted.len(), 0usize)];
-    while let Some((index, lo, hi, d)) = work.pop() {
+    // Breadth first: nodes are numbered level by level, so the top of the
+    // trie, which every walk visits, sits in one stretch of memory.
+    let mut work = std::collections::VecDeque::from([(0usize, 0usize, sorted.len(), 0usize)]);
+    while let Some((index, lo, hi, d)) = work.pop_front() {
         let range = sorted.get(lo..hi).unwrap_or_default();
         let (Some(&first_id), Some(&last_id)) = (range.first(), range.last()) else {
             continue;
@@ -766,7 +818,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<Vec<Node>> {
                 .take_while(|&&other| unit_at(other) == unit)
                 .count();
             let child_lo = lo + (range.len() - rest.len()) + k;
-            work.push((trie.len(), child_lo, child_lo + group, end));
+            work.push_back((trie.len(), child_lo, child_lo + group, end));
             trie.push(Node::default());
             children += 1;
             k += group;
@@ -787,7 +839,19 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<Vec<Node>> {
             *slot = node;
         }
     }
-    Some(trie)
+    // Copy the labels out of the names, in node order, so a walk over
+    // siblings reads one stretch of memory.
+    let mut labels = Vec::new();
+    for node in &mut trie {
+        let start = node.label as usize;
+        let label = universe
+            .units
+            .get(start..start + node.label_len as usize)
+            .unwrap_or_default();
+        node.label = id32(labels.len())?;
+        labels.extend_from_slice(label);
+    }
+    Some((trie, labels))
 }
 
 #[cfg(test)]

@@ -222,13 +222,13 @@ pub fn materialises(action: &Map<String, Value>) -> bool {
 
 /// The first fault of an `ai` block's optional keys, if any.
 pub fn ai_block_fault(ai: &Map<String, Value>) -> Option<String> {
-    if let Some(v) = ai.get("requiresConfirmation") {
-        if !v.is_boolean() {
-            return Some(format!(
-                "`ai.requiresConfirmation` must be a boolean, found {}",
-                kind(v)
-            ));
-        }
+    if let Some(v) = ai.get("requiresConfirmation")
+        && !v.is_boolean()
+    {
+        return Some(format!(
+            "`ai.requiresConfirmation` must be a boolean, found {}",
+            kind(v)
+        ));
     }
     if let Some(v) = ai.get("category") {
         match v.as_str() {
@@ -262,13 +262,13 @@ pub fn ai_block_fault(ai: &Map<String, Value>) -> Option<String> {
             }
         }
     }
-    if let Some(v) = ai.get("outputSchema") {
-        if !v.is_object() {
-            return Some(format!(
-                "`ai.outputSchema` must be a JSON Schema object, found {}",
-                kind(v)
-            ));
-        }
+    if let Some(v) = ai.get("outputSchema")
+        && !v.is_object()
+    {
+        return Some(format!(
+            "`ai.outputSchema` must be a JSON Schema object, found {}",
+            kind(v)
+        ));
     }
     None
 }

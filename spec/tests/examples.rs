@@ -49,3 +49,13 @@ fn broken_example_shows_every_class_of_error() {
         assert!(ids.contains(id.as_str()), "broken-stack.json shows no {id}");
     }
 }
+
+#[test]
+fn good_examples_round_trip_through_the_typed_model() {
+    for name in ["todo-app.json", "hotcrm-skills.json"] {
+        let bytes = std::fs::read(examples_dir().join(name)).unwrap();
+        let document = parse_document(&bytes).unwrap();
+        let stack = objectstack_spec::model::Stack::from_json(&document).unwrap();
+        assert_eq!(stack.to_json().unwrap(), document, "{name}");
+    }
+}

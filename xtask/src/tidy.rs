@@ -4,9 +4,10 @@
 //! - every `.rs` file under a workspace crate's `src/` starts with a `//!`
 //!   module doc (test-only `tests.rs` files excepted);
 //! - every lint rule has a doc page (`docs/rules/<id>.md`), a fixture (a
-//!   path under `lint/tests/data/` containing the id) and a test (the id
-//!   appears in a test: a file under `lint/tests/`, or the `#[cfg(test)]`
-//!   part of a file under `lint/src/`);
+//!   file under `lint/tests/data/` whose name or contents, such as an
+//!   expected-output file, names the id) and a test (a `#[test]` in the
+//!   rule's own file `lint/src/rules/<id>.rs`, or the id named in a test
+//!   under `lint/tests/` or in a `#[cfg(test)]` part of `lint/src/`);
 //! - the platform registry passes its own invariant check and each group is
 //!   sorted;
 //! - no `todo!` or `unimplemented!` in library code (the non-test part of
@@ -291,30 +292,37 @@ fn registry_order(problems: &mut Vec<String>) {
 
 fn rule_coverage(root: &Path, problems: &mut Vec<String>) -> Result<()> {
     let lint = root.join("lint");
-    let data = lint.join("tests").join("data");
-    let mut fixtures: Vec<String> = Vec::new();
-    if data.is_dir() {
-        let mut stack = vec![data.clone()];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir)
-                .with_context(|| format!("could not list {}", dir.display()))?
-            {
-                let path = entry?.path();
-                fixtures.push(relative(&data, &path));
-                if path.is_dir() {
-                    stack.push(path);
-                }
+    // Fixtures: every file under lint/tests/data, by path and contents (an
+    // expected-output file names the rules its stack triggers).
+    let mut fixtures = String::new();
+    let mut pending = vec![lint.join("tests").join("data")];
+    while let Some(dir) = pending.pop() {
+        if !dir.is_dir() {
+            continue;
+        }
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("could not list {}", dir.display()))?
+        {
+            let path = entry?.path();
+            fixtures.push_str(&relative(root, &path));
+            fixtures.push('\n');
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                fixtures.push_str(&text);
+                fixtures.push('\n');
             }
         }
     }
-    let mut test_text = String::new();
+    // Tests: lint/tests/*.rs, and the test part of lint/src files.
+    let mut tests = String::new();
     for file in files_with_extension(&lint.join("tests"), "rs")? {
-        test_text.push_str(&read_to_string(&file)?);
+        tests.push_str(&read_to_string(&file)?);
     }
     for file in files_with_extension(&lint.join("src"), "rs")? {
         let text = read_to_string(&file)?;
         if let Some(pos) = text.find("#[cfg(test)]") {
-            test_text.push_str(&text[pos..]);
+            tests.push_str(&text[pos..]);
         }
     }
     for rule in rule_docs::rules() {
@@ -326,20 +334,28 @@ fn rule_coverage(root: &Path, problems: &mut Vec<String>) -> Result<()> {
                 relative(root, &page)
             ));
         }
-        let snake = id.replace('-', "_");
-        if !fixtures
-            .iter()
-            .any(|f| f.contains(id.as_str()) || f.contains(&snake))
-        {
+        if !fixtures.contains(id.as_str()) {
             problems.push(format!(
-                "lint/tests/data: rule `{id}` has no fixture; add a stack under \
-                 lint/tests/data/ whose path contains `{id}`"
+                "lint/tests/data: no fixture exercises rule `{id}`; add a stack under \
+                 lint/tests/data/ with an expected output that names `{id}`"
             ));
         }
-        if !test_text.contains(id.as_str()) {
+        let source = lint
+            .join("src")
+            .join("rules")
+            .join(format!("{}.rs", id.replace('-', "_")));
+        let own_tests = std::fs::read_to_string(&source)
+            .ok()
+            .and_then(|text| {
+                text.find("#[cfg(test)]")
+                    .map(|pos| text[pos..].contains("#[test]"))
+            })
+            .unwrap_or(false);
+        if !own_tests && !tests.contains(id.as_str()) {
             problems.push(format!(
-                "lint: rule `{id}` has no test; add one under lint/tests/ (or a #[cfg(test)] \
-                 module) that names `{id}`"
+                "lint: rule `{id}` has no test; add a #[cfg(test)] module with a #[test] to \
+                 {} or a test under lint/tests/ that names `{id}`",
+                relative(root, &source)
             ));
         }
     }
@@ -356,6 +372,90 @@ mod tests {
         if let Err(err) = check(&project_root()) {
             panic!("{err:#}\nrun `cargo xtask tidy` after fixing");
         }
+    }
+
+    /// A small broken workspace: every check reports what it should.
+    #[test]
+    fn finds_problems_in_a_broken_workspace() {
+        use crate::util::{TempDir, write_file};
+        let tmp = TempDir::new("tidy-test").unwrap();
+        let root = tmp.path();
+        write_file(
+            &root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"good\", \"bad\", \"tool\"]\n[workspace.package]\nversion = \"0.3.0\"\n",
+        )
+        .unwrap();
+        write_file(
+            &root.join("good/Cargo.toml"),
+            "[package]\nname = \"objectstack-good\"\nversion.workspace = true\n",
+        )
+        .unwrap();
+        write_file(&root.join("good/README.md"), "objectstack-good = \"0.3\"\n").unwrap();
+        write_file(&root.join("good/src/lib.rs"), "//! Good.\n").unwrap();
+        write_file(
+            &root.join("bad/Cargo.toml"),
+            "[package]\nname = \"objectstack-bad\"\nversion = \"0.2.0\"\n",
+        )
+        .unwrap();
+        let placeholder = concat!("todo", "!()");
+        write_file(
+            &root.join("bad/src/lib.rs"),
+            &format!("fn f() {{ {placeholder} }}\n"),
+        )
+        .unwrap();
+        write_file(&root.join("bad/src/tests.rs"), "#[test]\nfn t() {}\n").unwrap();
+        write_file(
+            &root.join("tool/Cargo.toml"),
+            "[package]\nname = \"tool\"\nversion = \"9.9.9\"\npublish = false\n",
+        )
+        .unwrap();
+        write_file(
+            &root.join("tool/src/main.rs"),
+            &format!("//! Tool.\nfn main() {{ {placeholder} }}\n"),
+        )
+        .unwrap();
+
+        let found = problems(root).unwrap();
+        let has = |needle: &str| found.iter().any(|p| p.contains(needle));
+        assert!(
+            has("bad/src/lib.rs: module has no `//!` documentation"),
+            "{found:#?}"
+        );
+        assert!(
+            has("bad/src/lib.rs:1: `todo!` in library code"),
+            "{found:#?}"
+        );
+        assert!(
+            has("bad/Cargo.toml: `objectstack-bad` does not use the workspace version"),
+            "{found:#?}"
+        );
+        assert!(has("bad/README.md: missing"), "{found:#?}");
+        assert!(!has("tests.rs"), "test-only modules are exempt: {found:#?}");
+        assert!(!has("good/"), "{found:#?}");
+        assert!(
+            !has("tool/"),
+            "unpublishable crates skip the library checks: {found:#?}"
+        );
+        // No docs/rules and no lint/ here: every rule lacks its page, fixture and test.
+        let rules = rule_docs::rules().len();
+        assert_eq!(
+            found
+                .iter()
+                .filter(|p| p.contains("has no doc page"))
+                .count(),
+            rules
+        );
+        assert_eq!(
+            found
+                .iter()
+                .filter(|p| p.contains("no fixture exercises"))
+                .count(),
+            rules
+        );
+        assert_eq!(
+            found.iter().filter(|p| p.contains("has no test")).count(),
+            rules
+        );
     }
 
     #[test]

@@ -4,11 +4,11 @@
 //! Objects and their fields are indexed once per walk ([`ObjectIndex`]), so
 //! building a definition costs time proportional to the action alone.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use objectstack_spec::AIToolDefinition;
 use objectstack_spec::collection::{Record, records};
-use objectstack_spec::materialise::{ai_block, is_row_context, needs_confirmation};
+use objectstack_spec::materialise::{ai_block, is_row_context};
 use objectstack_spec::text::is_truthy;
 use serde_json::{Map, Value};
 
@@ -116,12 +116,14 @@ pub(super) struct Owner<'o> {
     pub(super) object: Option<&'o ObjectInfo<'o>>,
 }
 
-/// Builds the tool definition of an action that materialises.
+/// Builds the tool definition of an action that materialises;
+/// `requires_confirmation` is the confirmation rule's answer for it.
 pub(super) fn build(
     tool_name: String,
     action: &Map<String, Value>,
     owner: &Owner<'_>,
     index: &ObjectIndex<'_>,
+    requires_confirmation: bool,
 ) -> AIToolDefinition {
     let ai = ai_block(action);
     let ai_str = |key: &str| ai.and_then(|ai| ai.get(key)).and_then(Value::as_str);
@@ -139,7 +141,7 @@ pub(super) fn build(
         category: ai_str("category").map(str::to_owned),
         output_schema: output_schema.cloned(),
         object_name: owner.name.map(str::to_owned),
-        requires_confirmation: Some(needs_confirmation(action).is_some()),
+        requires_confirmation: Some(requires_confirmation),
     }
 }
 
@@ -172,18 +174,22 @@ fn parameters(
     owner: &Owner<'_>,
     index: &ObjectIndex<'_>,
 ) -> Map<String, Value> {
-    let mut properties = Map::new();
-    let mut required: Vec<String> = Vec::new();
-    let require = |required: &mut Vec<String>, name: &str| {
-        if !required.iter().any(|r| r == name) {
-            required.push(name.to_owned());
-        }
-    };
+    let hints = ai_block(action)
+        .and_then(|ai| ai.get("paramHints"))
+        .and_then(Value::as_object);
+    let capacity = 1
+        + action
+            .get("params")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+        + hints.map_or(0, Map::len);
+    let mut properties = Map::with_capacity(capacity);
+    let mut required = Required::default();
 
     if let Some(object_name) = owner.name
         && is_row_context(action)
     {
-        let mut record_id = Map::new();
+        let mut record_id = Map::with_capacity(2);
         record_id.insert("type".into(), "string".into());
         record_id.insert(
             "description".into(),
@@ -191,39 +197,74 @@ fn parameters(
         );
         properties.insert("recordId".into(), Value::Object(record_id));
         if is_truthy(action.get("recordIdParam")) || is_truthy(action.get("recordIdField")) {
-            require(&mut required, "recordId");
+            required.add("recordId");
         }
     }
 
-    for param in records(action.get("params")) {
-        let Some((name, schema, is_required)) = param_schema(&param.fields, owner, index) else {
-            continue;
-        };
-        if is_required {
-            require(&mut required, name);
+    let mut add_param = |param: &Map<String, Value>| {
+        if let Some((name, schema, is_required)) = param_schema(param, owner, index) {
+            if is_required {
+                required.add(name);
+            }
+            properties.insert(name.to_owned(), Value::Object(schema));
         }
-        properties.insert(name.to_owned(), Value::Object(schema));
+    };
+    match action.get("params") {
+        // The common shape, read without collecting records first.
+        Some(Value::Array(params)) => params
+            .iter()
+            .filter_map(Value::as_object)
+            .for_each(&mut add_param),
+        other => records(other).iter().for_each(|p| add_param(&p.fields)),
     }
 
-    let hints = ai_block(action)
-        .and_then(|ai| ai.get("paramHints"))
-        .and_then(Value::as_object);
     for (key, hint) in hints.into_iter().flatten() {
         let Value::Object(hint) = hint else { continue };
         apply_hint(&mut properties, key, hint);
     }
 
-    let mut schema = Map::new();
+    let mut schema = Map::with_capacity(4);
     schema.insert("type".into(), "object".into());
     schema.insert("properties".into(), Value::Object(properties));
-    if !required.is_empty() {
+    if !required.names.is_empty() {
+        let names = required.names.into_iter();
         schema.insert(
             "required".into(),
-            Value::Array(required.into_iter().map(Value::String).collect()),
+            Value::Array(names.map(Value::String).collect()),
         );
     }
     schema.insert("additionalProperties".into(), Value::Bool(false));
     schema
+}
+
+/// The `required` list: each name once, in first-seen order. Short lists
+/// (the usual case) are searched; long ones get a set, so a pathological
+/// action stays linear.
+#[derive(Debug, Default)]
+struct Required {
+    names: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl Required {
+    /// Names kept in the list alone, before a set is built.
+    const SEARCHED: usize = 16;
+
+    fn add(&mut self, name: &str) {
+        if self.names.len() < Self::SEARCHED {
+            if self.names.iter().any(|n| n == name) {
+                return;
+            }
+        } else {
+            if self.seen.is_empty() {
+                self.seen.extend(self.names.iter().cloned());
+            }
+            if !self.seen.insert(name.to_owned()) {
+                return;
+            }
+        }
+        self.names.push(name.to_owned());
+    }
 }
 
 /// A parameter's property name, schema and whether it is required; `None`
@@ -233,43 +274,42 @@ fn param_schema<'p>(
     owner: &Owner<'_>,
     index: &ObjectIndex<'_>,
 ) -> Option<(&'p str, Map<String, Value>, bool)> {
-    let str_of = |key: &str| param.get(key).and_then(Value::as_str);
-    let field_name = str_of("field").filter(|s| !s.is_empty());
-    let name = str_of("name").filter(|s| !s.is_empty()).or(field_name)?;
+    let p = Keys::of(param);
+    let str_of = |v: Option<&'p Value>| v.and_then(Value::as_str);
+    let field_name = str_of(p.field).filter(|s| !s.is_empty());
+    let name = str_of(p.name).filter(|s| !s.is_empty()).or(field_name)?;
     let field = field_name.and_then(|field_name| {
-        let object = str_of("objectOverride")
+        let object = str_of(p.object_override)
             .and_then(|o| index.get(o))
             .or(owner.object);
         object.and_then(|o| o.fields.get(field_name)).copied()
     });
-    let field_str = |key: &str| field.and_then(|f| f.get(key)).and_then(Value::as_str);
+    let f = field.map(Keys::of).unwrap_or_default();
 
-    let source_type = str_of("type").or_else(|| field_str("type"));
+    let source_type = str_of(p.kind).or_else(|| f.kind.and_then(Value::as_str));
     let json_type = json_type(source_type);
-    let mut schema = Map::new();
+    let mut schema = Map::with_capacity(4);
     schema.insert("type".into(), json_type.into());
 
-    let label = str_of("label").or_else(|| field_str("label"));
-    let help = str_of("helpText").or_else(|| field_str("description"));
-    let parts: Vec<&str> = [label, help]
-        .into_iter()
-        .flatten()
-        .filter(|s| !s.is_empty())
-        .collect();
-    if !parts.is_empty() {
-        schema.insert(
-            "description".into(),
-            parts.join(LABEL_HELP_SEPARATOR).into(),
-        );
+    let label = str_of(p.label)
+        .or_else(|| f.label.and_then(Value::as_str))
+        .filter(|s| !s.is_empty());
+    let help = str_of(p.help_text)
+        .or_else(|| f.description.and_then(Value::as_str))
+        .filter(|s| !s.is_empty());
+    let description = match (label, help) {
+        (Some(label), Some(help)) => Some(format!("{label}{LABEL_HELP_SEPARATOR}{help}")),
+        (Some(one), None) | (None, Some(one)) => Some(one.to_owned()),
+        (None, None) => None,
+    };
+    if let Some(description) = description {
+        schema.insert("description".into(), description.into());
     }
 
-    let options = param
-        .get("options")
-        .filter(|o| o.is_array())
-        .or_else(|| field.and_then(|f| f.get("options")));
+    let options = p.options.filter(|o| o.is_array()).or(f.options);
     let values = option_values(options);
     if json_type == "array" {
-        let mut items = Map::new();
+        let mut items = Map::with_capacity(2);
         items.insert("type".into(), "string".into());
         if !values.is_empty() {
             items.insert("enum".into(), Value::Array(values));
@@ -279,20 +319,56 @@ fn param_schema<'p>(
         schema.insert("enum".into(), Value::Array(values));
     }
 
-    if let Some(default) = param.get("defaultValue") {
+    if let Some(default) = p.default_value {
         schema.insert("default".into(), default.clone());
     }
 
-    let required = param
-        .get("required")
+    let required = p
+        .required
         .and_then(Value::as_bool)
-        .or_else(|| {
-            field
-                .and_then(|f| f.get("required"))
-                .and_then(Value::as_bool)
-        })
+        .or_else(|| f.required.and_then(Value::as_bool))
         .unwrap_or(false);
     Some((name, schema, required))
+}
+
+/// The keys a parameter (or the field behind it) is read for, found in one
+/// pass over its entries: cheaper than a hashed lookup per key on the small
+/// maps params and fields are.
+#[derive(Debug, Default, Clone, Copy)]
+struct Keys<'p> {
+    name: Option<&'p Value>,
+    field: Option<&'p Value>,
+    object_override: Option<&'p Value>,
+    kind: Option<&'p Value>,
+    label: Option<&'p Value>,
+    help_text: Option<&'p Value>,
+    description: Option<&'p Value>,
+    options: Option<&'p Value>,
+    default_value: Option<&'p Value>,
+    required: Option<&'p Value>,
+}
+
+impl<'p> Keys<'p> {
+    fn of(map: &'p Map<String, Value>) -> Self {
+        let mut keys = Keys::default();
+        for (key, value) in map {
+            let slot = match key.as_str() {
+                "name" => &mut keys.name,
+                "field" => &mut keys.field,
+                "objectOverride" => &mut keys.object_override,
+                "type" => &mut keys.kind,
+                "label" => &mut keys.label,
+                "helpText" => &mut keys.help_text,
+                "description" => &mut keys.description,
+                "options" => &mut keys.options,
+                "defaultValue" => &mut keys.default_value,
+                "required" => &mut keys.required,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        keys
+    }
 }
 
 /// The JSON type a field type maps to.
@@ -330,7 +406,7 @@ fn option_values(options: Option<&Value>) -> Vec<Value> {
 /// `validate` command reports them).
 fn apply_hint(properties: &mut Map<String, Value>, key: &str, hint: &Map<String, Value>) {
     let property = properties.entry(key.to_owned()).or_insert_with(|| {
-        let mut p = Map::new();
+        let mut p = Map::with_capacity(1);
         p.insert("type".into(), "string".into());
         Value::Object(p)
     });

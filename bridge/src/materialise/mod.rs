@@ -364,6 +364,44 @@ pub fn materialise<'a>(
     wiring: Option<&Wiring>,
     already_registered: &dyn Fn(&str) -> bool,
 ) -> Materialised<'a> {
+    let mut out = Materialised::default();
+    materialise_each(
+        stack,
+        wiring,
+        already_registered,
+        &mut |event| match event {
+            Event::Registered(r) => out.registered.push(r),
+            Event::Skipped(s) => out.skipped.push(s),
+            Event::Warning(w) => out.warnings.push(w),
+        },
+    );
+    out
+}
+
+/// One outcome of the walk, as [`materialise_each`] reports it.
+// Events are moved once, never stored as events: boxing the large variant
+// would cost an allocation per action for nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event<'a> {
+    /// An action became a tool.
+    Registered(Registered<'a>),
+    /// An action did not become a tool.
+    Skipped(Skipped),
+    /// A warning about the action registered next.
+    Warning(Warning),
+}
+
+/// [`materialise`], reporting each outcome as it is decided instead of
+/// collecting them, so a caller can stream definitions out without holding
+/// them all. Events come in walk order; a [`Event::Warning`] comes just
+/// before the [`Event::Registered`] of its action.
+pub fn materialise_each<'a>(
+    stack: &'a Map<String, Value>,
+    wiring: Option<&Wiring>,
+    already_registered: &dyn Fn(&str) -> bool,
+    on_event: &mut dyn FnMut(Event<'a>),
+) {
     let objects = records(stack.get("objects"));
     let index = ObjectIndex::build(&objects);
     let mut walk = Walk {
@@ -371,7 +409,7 @@ pub fn materialise<'a>(
         already_registered,
         index: &index,
         taken: HashMap::new(),
-        out: Materialised::default(),
+        emit: on_event,
         ordinal: 0,
     };
     for (object_index, object) in objects.iter().enumerate() {
@@ -397,7 +435,6 @@ pub fn materialise<'a>(
         let at = action.index();
         walk.visit(action.fields, None, at, None);
     }
-    walk.out
 }
 
 /// The state of one walk over a stack.
@@ -407,7 +444,7 @@ struct Walk<'w, 'a> {
     index: &'w ObjectIndex<'w>,
     /// Tool names registered in this walk, with where they came from.
     taken: HashMap<String, Location>,
-    out: Materialised<'a>,
+    emit: &'w mut dyn FnMut(Event<'a>),
     ordinal: usize,
 }
 
@@ -442,7 +479,7 @@ impl<'a> Walk<'_, 'a> {
 
         if let Some(reason) = static_skip(&action) {
             let skipped = skip(SkipCode::of_static(&reason), reason.reason());
-            self.out.skipped.push(skipped);
+            (self.emit)(Event::Skipped(skipped));
             return;
         }
         let route = match route_or_skip(&action) {
@@ -451,7 +488,7 @@ impl<'a> Walk<'_, 'a> {
             // reported rather than assumed.
             Err(reason) => {
                 let skipped = skip(SkipCode::of_static(&reason), reason.reason());
-                self.out.skipped.push(skipped);
+                (self.emit)(Event::Skipped(skipped));
                 return;
             }
         };
@@ -459,19 +496,19 @@ impl<'a> Walk<'_, 'a> {
         if let Some(wiring) = self.wiring
             && let Some((code, reason)) = wiring_skip(wiring, route, confirmation)
         {
-            self.out.skipped.push(skip(code, reason));
+            (self.emit)(Event::Skipped(skip(code, reason)));
             return;
         }
         let Some(name) = name else {
             let reason = "the action has no `name`, so it has no tool name: give it a snake_case \
                           `name`"
                 .to_owned();
-            self.out.skipped.push(skip(SkipCode::MissingName, reason));
+            (self.emit)(Event::Skipped(skip(SkipCode::MissingName, reason)));
             return;
         };
         let tool_name = objectstack_registry::action_tool_name(name);
         if let Some(reason) = self.collision(&tool_name) {
-            self.out.skipped.push(skip(SkipCode::NameCollision, reason));
+            (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
             return;
         }
 
@@ -483,11 +520,17 @@ impl<'a> Walk<'_, 'a> {
                 .or_else(|| object_index.and_then(|i| self.index.at(i))),
         };
         let row_context = object.is_some() && is_row_context(&action);
-        let definition = definition::build(tool_name.clone(), &action, &owner, self.index);
+        let definition = definition::build(
+            tool_name.clone(),
+            &action,
+            &owner,
+            self.index,
+            confirmation.is_some(),
+        );
         let destructive = destructive_signal(&action);
         if asserted_safe_despite_destructive(&action) {
             let signal = destructive.map_or("a destructive signal", |d| d.as_source());
-            self.out.warnings.push(Warning {
+            (self.emit)(Event::Warning(Warning {
                 action: name.to_owned(),
                 object: object.clone(),
                 code: WarningCode::DestructiveUnattended,
@@ -498,10 +541,10 @@ impl<'a> Walk<'_, 'a> {
                      or keep it if running unattended is intended"
                 ),
                 location,
-            });
+            }));
         }
         self.taken.insert(tool_name, location);
-        self.out.registered.push(Registered {
+        (self.emit)(Event::Registered(Registered {
             definition,
             action_name: name.to_owned(),
             object,
@@ -511,7 +554,7 @@ impl<'a> Walk<'_, 'a> {
             row_context,
             location,
             action,
-        });
+        }));
     }
 
     /// Why `tool_name` cannot be registered, if it cannot.

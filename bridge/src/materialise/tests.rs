@@ -229,12 +229,13 @@ fn platform_tools_always_win() {
     // No curated name starts with `action_` today, so exercise the check
     // itself: a platform name is taken whatever the host says.
     let index = ObjectIndex::default();
+    let mut sink = |_: Event<'_>| {};
     let walk = Walk {
         wiring: None,
         already_registered: &|_| false,
         index: &index,
         taken: HashMap::new(),
-        out: Materialised::default(),
+        emit: &mut sink,
         ordinal: 0,
     };
     let reason = walk.collision("query_data").unwrap();
@@ -787,4 +788,42 @@ fn param_hints_apply_last() {
 fn hint_for_an_absent_record_id_creates_it() {
     let p = params(json!({"ai": {"paramHints": {"recordId": {}}}}));
     assert_eq!(p["properties"]["recordId"], json!({"type": "string"}));
+}
+
+#[test]
+fn events_come_in_walk_order_with_warnings_first() {
+    let stack = task_stack(
+        json!({}),
+        vec![
+            action("a", json!({"ai": {"exposed": false}})),
+            action(
+                "b",
+                json!({"variant": "danger", "ai": {"requiresConfirmation": false}}),
+            ),
+            action("c", json!({})),
+        ],
+    );
+    let mut events = Vec::new();
+    materialise_each(&stack, Some(&Wiring::ALL), &|_| false, &mut |e| {
+        events.push(match e {
+            Event::Registered(r) => format!("registered {}", r.action_name),
+            Event::Skipped(s) => format!("skipped {}", s.action),
+            Event::Warning(w) => format!("warning {}", w.action),
+        })
+    });
+    assert_eq!(
+        events,
+        ["skipped a", "warning b", "registered b", "registered c"]
+    );
+}
+
+#[test]
+fn required_stays_unique_in_long_lists() {
+    let mut params: Vec<Value> = (0..40)
+        .map(|i| json!({"name": format!("p{i}"), "required": true}))
+        .collect();
+    params.extend((0..40).map(|i| json!({"name": format!("p{}", i % 20), "required": true})));
+    let p = params_with_fields(json!({}), json!({"params": params}));
+    let required: Vec<String> = (0..40).map(|i| format!("p{i}")).collect();
+    assert_eq!(p["required"], json!(required));
 }

@@ -16,7 +16,7 @@
 //!    removed from the params; the record is loaded first through the
 //!    host's [`DataEngine`] under the actor ("not found" is an error, never
 //!    a leak); an action that needs confirmation is queued in the
-//!    [`ApprovalQueue`](crate::approval::ApprovalQueue) instead of running;
+//!    [`ApprovalQueue`] instead of running;
 //!    otherwise it is dispatched by its route (script and field write to
 //!    the data engine, flow to the [`AutomationService`], api to the
 //!    [`ApiClient`]) and the result is wrapped in upstream's envelope
@@ -147,7 +147,9 @@ pub struct HostServices {
     pub automation: Option<Arc<dyn AutomationService>>,
     /// HTTP APIs.
     pub api_client: Option<Arc<dyn ApiClient>>,
-    /// The approval queue for actions that need confirmation.
+    /// The approval queue for actions that need confirmation. Its store is
+    /// synchronous: a proposal is one short transaction run on the calling
+    /// task.
     pub approvals: Option<Arc<ApprovalQueue>>,
     /// The identity calls run under when the caller gives none (before the
     /// synthetic `ai_agent`).
@@ -282,7 +284,7 @@ impl ToolRegistry {
         }
     }
 
-    /// Registers every action a [`materialise`](crate::materialise::materialise)
+    /// Registers every action a [`materialise`]
     /// call produced; returns the registrations that were refused (a name
     /// already taken, a service missing). Nothing else is registered twice.
     pub fn register_materialised(&mut self, materialised: &Materialised<'_>) -> Vec<RegisterError> {

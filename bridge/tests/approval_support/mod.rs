@@ -223,8 +223,25 @@ pub(crate) fn ledger_lines(path: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A fresh scratch directory for one test, removed when dropped.
+pub(crate) struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A fresh scratch directory for one test.
-pub(crate) fn scratch_dir(name: &str) -> PathBuf {
+pub(crate) fn scratch_dir(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!(
         "objectstack-bridge-{name}-{}-{}",
         std::process::id(),
@@ -234,5 +251,5 @@ pub(crate) fn scratch_dir(name: &str) -> PathBuf {
             .as_nanos()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }

@@ -10,9 +10,12 @@
 //! Formats: `json` (the default) prints `{"registered": [AIToolDefinition],
 //! "skipped": [{action, object, code, reason}], "warnings": [{action,
 //! object, code, warning}]}` in walk order (objects in document order,
-//! each object's actions in order, then the stack-level actions); `human`
-//! prints the "AI exposure" table; `mcp`, `openai` and `anthropic` print
-//! the registered tools as that API takes them, with warnings on stderr.
+//! each object's actions in order, then the stack-level actions), streamed
+//! as the definitions are made; `human` prints the "AI exposure" table;
+//! `mcp` (a `tools/list` result), `openai` and `anthropic` (the `tools`
+//! array of a request) print the registered tools as that API takes them,
+//! with warnings on stderr. JSON is compact, one document per run, ending
+//! with a newline.
 //!
 //! Exit codes: 0 whatever was skipped (skips are information), 2 when the
 //! file or the command line is unusable.
@@ -21,8 +24,11 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use objectstack_bridge::materialise::{Materialised, SkipCode, Wiring, materialise};
+use objectstack_bridge::materialise::{
+    Event, Materialised, SkipCode, Wiring, materialise, materialise_each,
+};
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
+use serde_json::{Map, Value};
 
 use crate::{EXIT_OK, EXIT_UNUSABLE};
 
@@ -90,31 +96,38 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         api_client: args.api || args.api_base_url.is_some(),
         approval: args.approval,
     };
-    let materialised = materialise(&document.root, Some(&wiring), &|_| false);
-
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let written = match args.format {
-        Format::Json => write_json(&mut out, &materialised),
-        Format::Human => write_human(&mut out, &args, &wiring, &materialised),
-        Format::Mcp => {
-            let projected = mcp::tools(&materialised.registered);
-            notes(&materialised, &projected.warnings);
-            write_json(&mut out, &serde_json::json!({ "tools": projected.tools }))
-        }
-        Format::Openai => {
-            let projected = openai::tools(materialised.definitions());
-            notes(&materialised, &projected.warnings);
-            write_json(&mut out, &projected.tools)
-        }
-        Format::Anthropic => {
-            let options = anthropic::Options {
-                strict: args.strict,
-            };
-            let projected = anthropic::tools(materialised.definitions(), options);
-            notes(&materialised, &projected.warnings);
-            write_json(&mut out, &projected.tools)
-        }
+    let written = if args.format == Format::Json {
+        // Streamed: each definition is written and dropped as it is made.
+        stream_json(&mut out, &document.root, &wiring)
+    } else {
+        let materialised = materialise(&document.root, Some(&wiring), &|_| false);
+        let written = match args.format {
+            Format::Human => write_human(&mut out, &args, &wiring, &materialised),
+            Format::Mcp => {
+                let projected = mcp::tools(&materialised.registered);
+                notes(&materialised, &projected.warnings);
+                write_json(&mut out, &serde_json::json!({ "tools": projected.tools }))
+            }
+            Format::Openai => {
+                let projected = openai::tools(materialised.definitions());
+                notes(&materialised, &projected.warnings);
+                write_json(&mut out, &projected.tools)
+            }
+            // Not reached (JSON is streamed above); the same bytes.
+            Format::Json => write_json(&mut out, &materialised),
+            Format::Anthropic => {
+                let options = anthropic::Options {
+                    strict: args.strict,
+                };
+                let projected = anthropic::tools(materialised.definitions(), options);
+                notes(&materialised, &projected.warnings);
+                write_json(&mut out, &projected.tools)
+            }
+        };
+        std::mem::forget(materialised);
+        written
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => {}
@@ -122,11 +135,50 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
         Err(err) => return Err(err).context("cannot write the output"),
     }
-    // The document and its tools can be large; the process is about to
-    // exit, so skip freeing them one allocation at a time.
-    std::mem::forget(materialised);
+    // The document can be large and the process is about to exit: skip
+    // freeing it one allocation at a time.
     std::mem::forget(document);
     Ok(EXIT_OK)
+}
+
+/// Writes `{"registered": [...], "skipped": [...], "warnings": [...]}`
+/// (the serialisation of [`Materialised`]) without holding the
+/// definitions: each is written as soon as it is made.
+fn stream_json(
+    out: &mut impl Write,
+    stack: &Map<String, Value>,
+    wiring: &Wiring,
+) -> io::Result<()> {
+    out.write_all(b"{\"registered\":[")?;
+    let mut first = true;
+    let mut failed: Option<io::Error> = None;
+    let mut skipped = Vec::new();
+    let mut warnings = Vec::new();
+    materialise_each(stack, Some(wiring), &|_| false, &mut |event| match event {
+        Event::Registered(registered) => {
+            if failed.is_some() {
+                return;
+            }
+            let separator = if first { &b""[..] } else { b"," };
+            first = false;
+            let written = out.write_all(separator).and_then(|()| {
+                serde_json::to_writer(&mut *out, &registered.definition).map_err(io::Error::from)
+            });
+            if let Err(err) = written {
+                failed = Some(err);
+            }
+        }
+        Event::Skipped(s) => skipped.push(s),
+        Event::Warning(w) => warnings.push(w),
+    });
+    if let Some(err) = failed {
+        return Err(err);
+    }
+    out.write_all(b"],\"skipped\":")?;
+    serde_json::to_writer(&mut *out, &skipped).map_err(io::Error::from)?;
+    out.write_all(b",\"warnings\":")?;
+    serde_json::to_writer(&mut *out, &warnings).map_err(io::Error::from)?;
+    out.write_all(b"}\n")
 }
 
 /// Checks that a base URL is an absolute http(s) URL with a host.
@@ -143,7 +195,7 @@ fn check_base_url(url: &str) -> Result<(), &'static str> {
 }
 
 fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 

@@ -1,13 +1,10 @@
 //! `ai-agent-skill-unresolved`: an agent names a skill the stack does not
 //! define.
 
-use std::collections::HashSet;
-
 use serde_json::Value;
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Report, declare_rule};
-use crate::universe::nearest;
+use crate::rule::{Context, Hit, Names, Report, declare_rule};
 
 declare_rule! {
     /// An agent's `skills[]` names a skill the stack does not define.
@@ -46,8 +43,6 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
     if cx.stack.agents.is_empty() {
         return;
     }
-    let skills: Vec<&str> = cx.stack.skills.iter().filter_map(|s| s.name()).collect();
-    let known: HashSet<&str> = skills.iter().copied().collect();
     for agent in &cx.stack.agents {
         let Some(Value::Array(refs)) = agent.record.get("skills") else {
             continue;
@@ -56,11 +51,11 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
             let Some(name) = value.as_str().filter(|s| !s.is_empty()) else {
                 continue;
             };
-            if known.contains(name) {
+            if cx.names(Names::Skills).contains(name) {
                 continue;
             }
             let agent_name = agent.label();
-            let suggestion = nearest(name, skills.iter().copied()).map(str::to_owned);
+            let suggestion = cx.nearest(Names::Skills, name).map(str::to_owned);
             let (path, raw) = agent.key("skills");
             let mut message = format!(
                 "Agent \"{agent_name}\" names the skill \"{name}\", which this stack does not \

@@ -5,9 +5,8 @@ use objectstack_spec::materialise::{kind, materialises, static_skip};
 use serde_json::Value;
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rule::{Context, Hit, Names, Report, declare_rule};
 use crate::rules::ai_tool_record_inert::tool_where;
-use crate::universe::nearest;
 
 declare_rule! {
     /// A tool record's `binding` names no action or flow of the stack, or an
@@ -109,11 +108,10 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
         });
     };
     if binding_type == Some("flow") {
-        let flows = cx.stack.flows.iter().filter_map(|f| f.name());
-        if flows.clone().any(|f| f == name) {
+        if cx.names(Names::Flows).contains(name) {
             return None;
         }
-        let suggestion = nearest(name, flows).map(str::to_owned);
+        let suggestion = cx.nearest(Names::Flows, name).map(str::to_owned);
         return Some(Problem {
             key: Some("name"),
             message: format!(
@@ -131,8 +129,7 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
     }
     let actions: Vec<_> = cx.actions_named(name).collect();
     if actions.is_empty() {
-        let names = cx.stack.actions.iter().filter_map(|a| a.entry.name());
-        let suggestion = nearest(name, names).map(str::to_owned);
+        let suggestion = cx.nearest(Names::Actions, name).map(str::to_owned);
         return Some(Problem {
             key: Some("name"),
             message: format!(

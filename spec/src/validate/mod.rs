@@ -9,14 +9,21 @@
 //! objects) or a real map key, so [`crate::source::SourceIndex`] can turn
 //! it into a line and column.
 //!
-//! What is checked, by shape (one file each):
-//! - the stack's collections and records ([`stack`](self)): types, names,
-//!   duplicates;
-//! - actions and their params;
-//! - the `ai` block and its param hints;
-//! - tool records (with the Phase 2 `binding`);
-//! - skills and their trigger conditions;
-//! - agents.
+//! What is checked, by shape (one private module each, plus `keys` for
+//! the unknown/retired key rules and `check` for type, enum and name
+//! checks):
+//! - `stack`: the collections and their records (shape, names,
+//!   duplicates), objects and their fields, near-miss top-level keys;
+//! - `action`: actions (loose) and their params (strict);
+//! - `ai`: the `ai` block and its param hints (strict);
+//! - `tool`: tool records with the Phase 2 `binding` (strict);
+//! - `skill`: skills (strict) and their trigger conditions;
+//! - `agent`: agents (loose).
+//!
+//! To add a rule: put the check in the module of its shape, give it an
+//! existing [`DiagnosticId`] (or add one to `ids.rs`, with its
+//! documentation), add a fixture under `spec/tests/data/diagnostics/` and
+//! accept the snapshot.
 //!
 //! The `ai` block, params, param hints, tool records, skills and tool
 //! bindings are *strict*: an undeclared key is a
