@@ -237,10 +237,6 @@ pub(crate) fn nearest<'c>(
 // ---------------------------------------------------------------------------
 // Helpers
 
-#[doc(hidden)]
-pub static ROWS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-#[doc(hidden)]
-pub static WALKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 fn id32(id: usize) -> Option<u32> {
     u32::try_from(id).ok()
 }
@@ -571,7 +567,6 @@ impl SuggestIndex {
             let Some(node) = self.node(index) else {
                 continue;
             };
-            WALKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if hopeless(parent_lower, node.min_id, best) {
                 continue;
             }
@@ -595,7 +590,6 @@ impl SuggestIndex {
                     max_len: node.max_len as usize,
                 };
                 lower = band_row(prev, cur, query, unit, &reach, cap);
-                ROWS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if hopeless(lower, node.min_id, best) {
                     alive = false;
                     break;
@@ -992,6 +986,31 @@ mod tests {
     }
 
     #[test]
+    fn a_trie_whose_root_has_a_label() {
+        // Every name shares "same_", so the root's label is not empty.
+        let names = ["same_alpha", "same_alps", "same_beta"];
+        check(&names, "same_alpx", Some("same_alps"));
+        check(&names, "xsame_betax", Some("same_beta"));
+        check(&names, "sxme_beta", Some("same_beta"));
+        // Contained in all three; two tie at 6 and the first scanned wins.
+        check(&names, "sam", Some("same_alps"));
+        check(&names, "zzzzzzzzz", None);
+        // The root itself names "same_".
+        check(&["same_alpha", "same_"], "sam", Some("same_"));
+        check(&["same_alpha", "same_"], "same_alpx", Some("same_"));
+    }
+
+    #[test]
+    fn pathological_lengths_fall_back_to_a_scan() {
+        // Bound 1000 over 3000-unit names: too many band cells for a walk.
+        let long = "ab".repeat(1500);
+        let near = format!("{}zz{}", "ab".repeat(700), "ab".repeat(799));
+        let far = "cd".repeat(1500);
+        let names = [far.as_str(), near.as_str()];
+        check(&names, &long, Some(near.as_str()));
+    }
+
+    #[test]
     fn matches_the_naive_scan_on_a_generated_universe() {
         let (names, refs) = crate::synth::names_and_references(&crate::synth::SynthConfig {
             references: 4_000,
@@ -1077,6 +1096,35 @@ mod tests {
             let refs = prop::collection::vec(prop_oneof![word(14), derived(names.clone())], 1..12);
             (Just(names), refs)
         })
+    }
+
+    /// Dense tries: many names over two letters and one astral character,
+    /// so walks branch everywhere and bounds reach 6.
+    fn dense_case() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
+        let letter = || prop::sample::select(vec!['a', 'b', '😀']);
+        let word = move |max: usize| {
+            prop::collection::vec(letter(), 0..=max).prop_map(|cs| cs.into_iter().collect::<String>())
+        };
+        (
+            prop::collection::vec(word(12), 0..150),
+            prop::collection::vec(word(20), 1..8),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        #[test]
+        fn indexed_answers_equal_the_naive_scan_on_dense_tries((names, refs) in dense_case()) {
+            let universe = Universe::new(names);
+            for reference in &refs {
+                prop_assert_eq!(
+                    universe.suggest(reference).map(str::to_owned),
+                    naive(&universe, reference),
+                    "reference {:?}", reference
+                );
+            }
+        }
     }
 
     proptest! {

@@ -132,10 +132,9 @@ pub(super) fn build(
         .and_then(Value::as_object);
     AIToolDefinition {
         name: tool_name,
-        label: action
-            .get("label")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        // Upstream's bridge does not fill `label`; projections that need a
+        // title read the action's label from the registration instead.
+        label: None,
         description: description(ai_str("description").unwrap_or_default(), output_schema),
         parameters: parameters(action, owner, index),
         category: ai_str("category").map(str::to_owned),

@@ -360,13 +360,14 @@ fn junk_shapes_never_panic() {
 // ---- the definition ---------------------------------------------------------
 
 #[test]
-fn definition_copies_category_output_schema_label_and_object() {
+fn definition_copies_category_output_schema_and_object_but_not_label() {
     let m = one(json!({
         "ai": {"category": "data", "outputSchema": {"type": "object", "properties": {"count": {}, "ids": {}}}}
     }));
     let d = &m.registered[0].definition;
     assert_eq!(d.name, "action_a");
-    assert_eq!(d.label.as_deref(), Some("Do It"));
+    // As upstream: the definition carries no label (MCP reads the action's).
+    assert_eq!(d.label, None);
     assert_eq!(d.category.as_deref(), Some("data"));
     assert_eq!(d.object_name.as_deref(), Some("task"));
     assert_eq!(d.requires_confirmation, Some(false));

@@ -89,7 +89,12 @@ pub fn annotations(registered: &Registered<'_>) -> McpAnnotations {
 pub fn tools(registered: &[Registered<'_>]) -> Projected<McpTool> {
     let mut out = Projected::default();
     for r in registered {
-        let (tool, warnings) = tool(&r.definition, Some(annotations(r)));
+        let (mut tool, warnings) = tool(&r.definition, Some(annotations(r)));
+        if tool.title.is_none() {
+            // The upstream definition carries no label; the title is the
+            // action's own label.
+            tool.title = r.action.get("label").and_then(Value::as_str).map(str::to_owned);
+        }
         out.tools.push(tool);
         out.warnings.extend(warnings);
     }
