@@ -78,12 +78,22 @@ fn suggest(c: &mut Criterion) {
     universe.suggest("warm_up");
     group.throughput(Throughput::Elements(misses.len() as u64));
     group.bench_function("indexed_5000", |b| {
-        b.iter(|| misses.iter().filter(|r| universe.suggest(r).is_some()).count())
+        b.iter(|| {
+            misses
+                .iter()
+                .filter(|r| universe.suggest(r).is_some())
+                .count()
+        })
     });
     let sample: Vec<&str> = misses.iter().step_by(100).copied().collect();
     group.throughput(Throughput::Elements(sample.len() as u64));
     group.bench_function("linear_scan_50", |b| {
-        b.iter(|| sample.iter().filter(|r| linear(universe.names(), r).is_some()).count())
+        b.iter(|| {
+            sample
+                .iter()
+                .filter(|r| linear(universe.names(), r).is_some())
+                .count()
+        })
     });
     group.finish();
 }
@@ -115,7 +125,10 @@ fn render_formats(c: &mut Criterion) {
 /// Upstream's `suggest2` as a plain scan (the baseline the index beats).
 fn linear<'n>(names: &'n [String], target: &str) -> Option<&'n str> {
     use objectstack_spec::text::{levenshtein_units, utf16_len};
-    if let Some(hit) = names.iter().find(|n| n.strip_prefix("action_") == Some(target)) {
+    if let Some(hit) = names
+        .iter()
+        .find(|n| n.strip_prefix("action_") == Some(target))
+    {
         return Some(hit);
     }
     let len = utf16_len(target);

@@ -5,6 +5,9 @@
 //! cargo bench -p objectstack-lint --bench ratios              # measure
 //! cargo bench -p objectstack-lint --bench ratios -- --write-data
 //!     # also write target/bench-data/synth-1m-{0.5,5}pct.json
+//! target/release/deps/ratios-<hash> --whole FILE > /dev/null
+//!     # what `objectstack-ai lint --format json FILE` does, timed by phase
+//!     # on stderr (run it under `/usr/bin/time` beside node)
 //! ```
 //!
 //! Upstream's linear suggestion scan is timed on an evenly spaced sample of
@@ -20,7 +23,15 @@ use objectstack_lint::universe::Universe;
 const N: usize = 1_000_000;
 
 fn main() {
-    let write = std::env::args().any(|a| a == "--write-data");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--whole") {
+        match args.get(at + 1) {
+            Some(file) => whole(file),
+            None => eprintln!("--whole needs a FILE"),
+        }
+        return;
+    }
+    let write = args.iter().any(|a| a == "--write-data");
     let config = |miss_percent| SynthConfig {
         references: N,
         miss_percent,
@@ -45,7 +56,11 @@ fn main() {
         let (_, tree) = timed(|| objectstack_spec::parse::parse_document(text.as_bytes()).is_ok());
         let (_, skim) = timed(|| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok());
         println!("- serde_json skim (IgnoredAny): {}", ms(skim));
-        println!("- parse_document (Value tree):  {} = {:.1} x skim", ms(tree), ratio(tree, skim));
+        println!(
+            "- parse_document (Value tree):  {} = {:.1} x skim",
+            ms(tree),
+            ratio(tree, skim)
+        );
     }
 
     println!("\n## resolve and suggest (5 % misses)");
@@ -95,7 +110,10 @@ fn main() {
     let mut same = 0;
     for ((i, r), expected) in sample.iter().zip(&linear_answers) {
         let got = answers.get(*i).copied().flatten();
-        assert_eq!(got, *expected, "indexed and linear answers differ for {r:?}");
+        assert_eq!(
+            got, *expected,
+            "indexed and linear answers differ for {r:?}"
+        );
         same += 1;
     }
     let per_indexed = indexed.as_secs_f64() / misses.len().max(1) as f64;
@@ -128,6 +146,56 @@ fn main() {
     }
 }
 
+/// Reads, parses, lints and renders `file` as JSON on stdout, as the CLI
+/// does, printing each phase's time on stderr; exits without freeing.
+fn whole(file: &str) {
+    let start = Instant::now();
+    let Ok(bytes) = std::fs::read(file) else {
+        eprintln!("cannot read {file}");
+        return;
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        eprintln!("{file} is not UTF-8");
+        return;
+    };
+    let read = start.elapsed();
+    let Ok(root) = objectstack_spec::parse::parse_document(text.as_bytes()) else {
+        eprintln!("{file} is not a JSON object");
+        return;
+    };
+    let parsed = start.elapsed();
+    let findings = objectstack_lint::lint(&objectstack_lint::Source {
+        file,
+        text: Some(&text),
+        root: &root,
+    });
+    let linted = start.elapsed();
+    let out = objectstack_lint::render::render(
+        objectstack_lint::render::Format::Json,
+        &findings,
+        &[],
+        1,
+    );
+    let rendered = start.elapsed();
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    }
+    eprintln!(
+        "read {} | parse {} | lint {} ({} findings) | render {} | write {}",
+        ms(read),
+        ms(parsed - read),
+        ms(linted - parsed),
+        findings.len(),
+        ms(rendered - linted),
+        ms(start.elapsed() - rendered)
+    );
+    // Like a CLI that is about to exit: do not pay to free the tree.
+    std::process::exit(0);
+}
+
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -151,7 +219,10 @@ fn ratio(a: Duration, b: Duration) -> f64 {
 /// Upstream's `suggest2` as a plain scan over the universe in order.
 fn linear_scan<'n>(names: &'n [String], target: &str) -> Option<&'n str> {
     use objectstack_spec::text::{levenshtein_units, utf16_len};
-    if let Some(hit) = names.iter().find(|n| n.strip_prefix("action_") == Some(target)) {
+    if let Some(hit) = names
+        .iter()
+        .find(|n| n.strip_prefix("action_") == Some(target))
+    {
         return Some(hit);
     }
     let len = utf16_len(target);

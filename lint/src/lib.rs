@@ -61,7 +61,8 @@
 //! - `path`: the JSON path of the offending value. Indices are *lenient*,
 //!   as upstream counts them: entries of a collection that are not records
 //!   are dropped before counting, and a collection written as a map keyed
-//!   by name is indexed in document order.
+//!   by name is indexed in document order. (`spec-*` findings print the
+//!   raw path `spec` reports: real array positions and map keys.)
 //! - `message`: what is wrong and what it means at run time; `hint`: how to
 //!   fix it.
 //! - `ref`: the name that did not resolve (or `null`); `suggestion`: the

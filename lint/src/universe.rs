@@ -22,9 +22,9 @@
 //!     of the reference's rarest trigram is the best such name;
 //!   - names within the edit-distance bound: a depth-first walk of the trie
 //!     with one banded Levenshtein row per depth, abandoning a subtree as
-//!     soon as no name of its lengths can come within the bound, and
-//!     deepening the bound one step at a time from zero so the first hit
-//!     is the nearest.
+//!     soon as no name of its lengths can come within the bound or beat the
+//!     best found, at bound 1, then 2, then the full bound (small bounds
+//!     prune hardest, and typos are one edit away).
 //!
 //! Memory is proportional to the total length of the names. Lengths and
 //! distances count UTF-16 code units, as JavaScript does. A transliteration
@@ -251,7 +251,9 @@ fn cmp_units(a: &[u16], b: &[u16]) -> Ordering {
             other => return other,
         }
     }
-    a.get(at..).unwrap_or_default().cmp(b.get(at..).unwrap_or_default())
+    a.get(at..)
+        .unwrap_or_default()
+        .cmp(b.get(at..).unwrap_or_default())
 }
 
 fn name_units<'u>(units: &'u [u16], starts: &[usize], id: u32) -> &'u [u16] {
@@ -306,8 +308,7 @@ struct SuggestIndex {
 /// A node of the compressed trie of the names.
 #[derive(Clone, Copy, Debug, Default)]
 struct Node {
-    /// The edge label is `units[label..label + label_len]` (in the
-    /// universe's buffer, inside one of the names below).
+    /// The edge label is `labels[label..label + label_len]`.
     label: u32,
     label_len: u32,
     /// Prefix length at the end of the label.
@@ -382,15 +383,15 @@ impl SuggestIndex {
         let len = query.len();
         let mut best = None;
         if len >= 3 {
-            best = better(best, self.inside(universe, query));
+            best = better(best, self.inside(query));
             best = better(best, self.containing(universe, query, best));
-            if let Some((score, _)) = best {
-                if score <= 100 {
-                    // No edit-distance score (100 + d) can beat it: an equal
-                    // 100 would need d = 0, a name equal to the query, which
-                    // contains it and scores 0.
-                    return best;
-                }
+            if let Some((score, _)) = best
+                && score <= 100
+            {
+                // No edit-distance score (100 + d) can beat it: an equal 100
+                // would need d = 0, a name equal to the query, which contains
+                // it and scores 0.
+                return best;
             }
         }
         let bound = 2.max(len / 3);
@@ -406,7 +407,7 @@ impl SuggestIndex {
 
     /// The best name inside the query (scored `len(query) - len(name)`):
     /// from every start, walk down the trie along the query.
-    fn inside(&self, universe: &Universe, query: &[u16]) -> Option<Scored> {
+    fn inside(&self, query: &[u16]) -> Option<Scored> {
         let len = query.len();
         let mut best = None;
         for start in 0..len {
@@ -518,7 +519,7 @@ impl SuggestIndex {
             let hit = if (depth + 1).saturating_mul(2 * bound + 1) > MAX_BAND_CELLS {
                 scan_within(universe, query, bound)
             } else {
-                self.walk_within(universe, query, bound, depth, last_done + 1)
+                self.walk_within(query, bound, depth, last_done + 1)
             };
             if hit.is_some() {
                 return hit;
@@ -539,7 +540,6 @@ impl SuggestIndex {
     /// No name is nearer than `floor` (the caller has ruled those out).
     fn walk_within(
         &self,
-        universe: &Universe,
         query: &[u16],
         bound: usize,
         depth: usize,
@@ -599,12 +599,13 @@ impl SuggestIndex {
                 continue;
             }
             let n = node.depth as usize;
-            if node.terminal != NONE && n + bound >= len && n <= len + bound {
-                if let Some(&d) = rows.get(n * width + (len + bound - n)) {
-                    if d < cap {
-                        best = best.min((d, node.terminal));
-                    }
-                }
+            if node.terminal != NONE
+                && n + bound >= len
+                && n <= len + bound
+                && let Some(&d) = rows.get(n * width + (len + bound - n))
+                && d < cap
+            {
+                best = best.min((d, node.terminal));
             }
             let first = node.first_child;
             stack.extend((first..first + node.children).rev().map(|c| (c, lower)));
@@ -675,16 +676,16 @@ fn band_row(
         };
         *cell = value;
         left = value;
-        if value < cap {
-            if let Some(j) = (t + offset).checked_sub(bound) {
-                let rest = len - j;
-                let gap = if rest < rest_lo {
-                    rest_lo - rest
-                } else {
-                    rest.saturating_sub(rest_hi)
-                };
-                lower = lower.min(value.saturating_add(id32(gap).unwrap_or(cap)));
-            }
+        if value < cap
+            && let Some(j) = (t + offset).checked_sub(bound)
+        {
+            let rest = len - j;
+            let gap = if rest < rest_lo {
+                rest_lo - rest
+            } else {
+                rest.saturating_sub(rest_hi)
+            };
+            lower = lower.min(value.saturating_add(id32(gap).unwrap_or(cap)));
         }
     }
     lower
@@ -722,11 +723,11 @@ fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec
     for (rank, &id) in rank_to_id.iter().enumerate() {
         let rank = id32(rank)?;
         for bucket in trigram_buckets(universe.units_of(id), shift) {
-            if let (Some(l), Some(c)) = (last.get_mut(bucket), starts.get_mut(bucket + 1)) {
-                if *l != rank {
-                    *l = rank;
-                    *c += 1;
-                }
+            if let (Some(l), Some(c)) = (last.get_mut(bucket), starts.get_mut(bucket + 1))
+                && *l != rank
+            {
+                *l = rank;
+                *c += 1;
             }
         }
     }
@@ -742,14 +743,14 @@ fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec
     for (rank, &id) in rank_to_id.iter().enumerate() {
         let rank = id32(rank)?;
         for bucket in trigram_buckets(universe.units_of(id), shift) {
-            if let (Some(l), Some(at)) = (last.get_mut(bucket), fill.get_mut(bucket)) {
-                if *l != rank {
-                    *l = rank;
-                    if let Some(p) = postings.get_mut(*at as usize) {
-                        *p = rank;
-                    }
-                    *at += 1;
+            if let (Some(l), Some(at)) = (last.get_mut(bucket), fill.get_mut(bucket))
+                && *l != rank
+            {
+                *l = rank;
+                if let Some(p) = postings.get_mut(*at as usize) {
+                    *p = rank;
                 }
+                *at += 1;
             }
         }
     }
@@ -817,6 +818,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
             children += 1;
             k += group;
         }
+        // An offset into the names' units until the labels are copied out.
         let label = universe.starts.get(first_id as usize)? + d;
         let node = Node {
             label: id32(label)?,
@@ -1019,12 +1021,12 @@ mod tests {
         });
         let universe = Universe::new(names);
         let mut suggested = 0;
-        for reference in refs.iter().filter(|r| !universe.contains(r)).take(300) {
+        for reference in refs.iter().filter(|r| !universe.contains(r)).take(120) {
             let got = universe.suggest(reference);
             assert_eq!(got, naive(&universe, reference).as_deref(), "{reference}");
             suggested += usize::from(got.is_some());
         }
-        assert!(suggested > 100, "{suggested}");
+        assert!(suggested > 40, "{suggested}");
     }
 
     fn unit_char() -> impl Strategy<Value = char> {
@@ -1103,7 +1105,8 @@ mod tests {
     fn dense_case() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
         let letter = || prop::sample::select(vec!['a', 'b', '😀']);
         let word = move |max: usize| {
-            prop::collection::vec(letter(), 0..=max).prop_map(|cs| cs.into_iter().collect::<String>())
+            prop::collection::vec(letter(), 0..=max)
+                .prop_map(|cs| cs.into_iter().collect::<String>())
         };
         (
             prop::collection::vec(word(12), 0..150),

@@ -5,7 +5,6 @@
 //! Their `path` is the *raw* path `spec` reports (real array positions and
 //! map keys), not the lenient one the lint rules print.
 
-use objectstack_spec::collection::records;
 use objectstack_spec::path::{JsonPath, Segment};
 use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate};
 use serde_json::{Map, Value};
@@ -114,18 +113,33 @@ fn record_label(
         _ => return None,
     };
     let segment = segments.get(at + 1)?;
-    let record = records(collection)
-        .into_iter()
-        .find(|r| &r.raw_segment() == segment);
-    let label = match record {
-        Some(r) => match r.name().filter(|n| !n.is_empty()) {
-            Some(n) => n.to_owned(),
-            None => format!("#{}", r.index()),
+    // Read the one record directly: scanning the collection per diagnostic
+    // would be quadratic.
+    let name_of = |v: &Value| {
+        v.get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+    };
+    let label = match (collection, segment) {
+        (Some(Value::Array(items)), Segment::Index(i)) => match items.get(*i).and_then(name_of) {
+            Some(name) => name,
+            None => {
+                let lenient = items
+                    .get(..*i)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|v| v.is_object())
+                    .count();
+                format!("#{lenient}")
+            }
         },
-        None => match segment {
-            Segment::Key(k) => k.clone(),
-            Segment::Index(i) => format!("#{i}"),
-        },
+        (Some(Value::Object(entries)), Segment::Key(k)) => entries
+            .get(k)
+            .and_then(name_of)
+            .unwrap_or_else(|| k.clone()),
+        (_, Segment::Key(k)) => k.clone(),
+        (_, Segment::Index(i)) => format!("#{i}"),
     };
     Some((noun, label))
 }

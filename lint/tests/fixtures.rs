@@ -6,8 +6,8 @@
 //!   and review the diff.
 //! - `<case>.upstream`: what upstream `@objectstack/lint` 17.4.0 reports
 //!   for `ai-skill-tool-unresolved` on the same file, one line per finding
-//!   (`path|where|ref|suggestion|kind|severity|rule`), produced with node
-//!   (see the lint README). Our findings of that rule must match them
+//!   (`path|where|ref|suggestion|kind|severity|rule`), produced with node by
+//!   `tests/data/upstream.mjs`. Our findings of that rule must match them
 //!   exactly, except in `deliberate_*` cases, where this workspace differs
 //!   on purpose (a malformed `ai` block never materialises).
 

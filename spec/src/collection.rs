@@ -108,8 +108,8 @@ pub fn records(value: Option<&Value>) -> Vec<Record<'_>> {
                 origin: Origin::Array { index, raw_index },
             })
             .collect(),
-        Some(Value::Object(entries)) => entries
-            .iter()
+        Some(Value::Object(entries)) => js_entries(entries)
+            .into_iter()
             .enumerate()
             .map(|(index, (key, entry))| {
                 let mut fields = Map::new();
@@ -127,6 +127,39 @@ pub fn records(value: Option<&Value>) -> Vec<Record<'_>> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Whether `key` is an array index in JavaScript's sense (a canonical
+/// decimal integer below 2^32 - 1). JavaScript objects list such keys
+/// first, in ascending numeric order, before all other keys.
+pub fn is_array_index_key(key: &str) -> Option<u32> {
+    let bytes = key.as_bytes();
+    match bytes {
+        [] => None,
+        [b'0'] => Some(0),
+        [b'0', ..] => None,
+        _ if bytes.len() <= 10 && bytes.iter().all(u8::is_ascii_digit) => key
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n < u64::from(u32::MAX))
+            .and_then(|n| u32::try_from(n).ok()),
+        _ => None,
+    }
+}
+
+/// A map's entries in the order JavaScript's `Object.entries` yields them
+/// after `JSON.parse`: array-index keys first in ascending numeric order,
+/// then every other key in document order.
+pub fn js_entries(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    if entries.iter().any(|(k, _)| is_array_index_key(k).is_some()) {
+        // A stable sort keeps document order among the non-index keys.
+        entries.sort_by_key(|(k, _)| match is_array_index_key(k) {
+            Some(n) => (0u8, n),
+            None => (1u8, 0),
+        });
+    }
+    entries
 }
 
 /// Reads the collection under `key` of a record or document.
@@ -168,6 +201,20 @@ mod tests {
         assert_eq!(r[2].name(), Some("c"));
         assert_eq!(r[2].fields.len(), 1);
         assert_eq!(r[1].raw_segment(), Segment::Key("b".to_owned()));
+    }
+
+    #[test]
+    fn maps_list_integer_like_keys_first_as_javascript_does() {
+        let v = json!({"b": {}, "10": {}, "a": {}, "2": {}, "01": {}, "4294967295": {}});
+        let names: Vec<_> = records(Some(&v))
+            .iter()
+            .map(|r| r.name().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(names, ["2", "10", "b", "a", "01", "4294967295"]);
+        assert_eq!(is_array_index_key("0"), Some(0));
+        assert_eq!(is_array_index_key("4294967294"), Some(4_294_967_294));
+        assert_eq!(is_array_index_key("-1"), None);
+        assert_eq!(is_array_index_key(""), None);
     }
 
     #[test]

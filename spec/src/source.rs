@@ -407,23 +407,23 @@ fn positions_of(text: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(sorted.len());
     let mut line = 1;
-    let mut line_start = 0;
+    // The column of `cursor`, advanced with it, so a long line (a compact
+    // one-line document) is walked once, not once per offset.
+    let mut column = 1;
     let mut cursor = 0;
     for &offset in sorted {
         let offset = offset.min(bytes.len());
         if let Some(chunk) = bytes.get(cursor..offset) {
-            for (i, &b) in chunk.iter().enumerate() {
+            for &b in chunk {
                 if b == b'\n' {
                     line += 1;
-                    line_start = cursor + i + 1;
+                    column = 1;
+                } else if b & 0xC0 != 0x80 {
+                    column += 1;
                 }
             }
             cursor = offset;
         }
-        let column = bytes
-            .get(line_start..offset)
-            .map_or(0, |s| s.iter().filter(|&&b| b & 0xC0 != 0x80).count())
-            + 1;
         out.push((line, column));
     }
     out

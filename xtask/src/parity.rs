@@ -347,6 +347,8 @@ rl.on('line', (line) => {
 /// Both sides on one stack.
 struct Judge {
     worker: Worker,
+    /// Findings compared so far (ours).
+    compared: usize,
 }
 
 impl Judge {
@@ -354,6 +356,7 @@ impl Judge {
         let text = serde_json::to_string(stack)?;
         let ours = ours(&text)?;
         let theirs = theirs(&self.worker.ask(&text)?)?;
+        self.compared += ours.len();
         Ok(compare(&ours, &theirs))
     }
 }
@@ -368,6 +371,7 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     let installed = upstream.version_of(PACKAGE)?;
     let mut judge = Judge {
         worker: upstream.worker(WORKER_JS)?,
+        compared: 0,
     };
     println!(
         "parity: {} cases, seed {}, against {PACKAGE} {installed}",
@@ -376,14 +380,14 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     let out_dir = project_root().join("target").join("parity");
     let mut coverage = generate::Coverage::default();
     let mut failing = 0usize;
-    let mut findings_seen = 0usize;
+    let mut compared = 0usize;
     for case in 0..args.cases {
         let stack = generate(args.seed, case, &mut coverage);
+        let before = judge.compared;
         let diffs = judge
             .differences(&stack)
             .with_context(|| format!("case {case}"))?;
-        let text = serde_json::to_string(&stack)?;
-        findings_seen += ours(&text)?.len();
+        compared += judge.compared - before;
         if diffs.is_empty() {
             continue;
         }
@@ -411,7 +415,7 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         println!("    {}", serde_json::to_string(&minimal)?);
     }
     println!("\n{}", coverage.summary());
-    println!("{findings_seen} findings compared");
+    println!("{compared} findings compared");
     if failing > 0 {
         bail!(
             "{failing} of {} cases disagree with upstream {PACKAGE} {installed}{}",

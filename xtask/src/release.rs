@@ -719,11 +719,18 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         None => println!("  previous release: none"),
     }
     let needed = changes.iter().map(|c| c.needs).max();
-    println!(
-        "  change classified as: {}",
-        needed.map_or("no registry or rule change".to_owned(), |b| format!("{b}"))
-    );
-    println!("  packages (target/package/):");
+    let classified = match (&previous, needed) {
+        (None, _) => "first release (nothing to compare with)".to_owned(),
+        (Some(_), None) => "no registry or rule change".to_owned(),
+        (Some(_), Some(bump)) => format!("{bump}"),
+    };
+    println!("  change classified as: {classified}");
+    let package_dir = metadata
+        .get("target_directory")
+        .and_then(Value::as_str)
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from)
+        .join("package");
+    println!("  packages ({}):", package_dir.display());
     for name in &order {
         println!("    {name}-{version}.crate");
     }

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::{Record, records};
+use objectstack_spec::collection::{Record, js_entries, records};
 use objectstack_spec::materialise::{ai_block, is_row_context};
 use objectstack_spec::text::is_truthy;
 use serde_json::{Map, Value};
@@ -157,7 +157,8 @@ fn description(base: &str, output_schema: Option<&Map<String, Value>>) -> String
     let mut text = String::with_capacity(base.len() + 32 + properties.len() * 12);
     text.push_str(base);
     text.push_str("\n\nReturns an object with: ");
-    for (i, key) in properties.keys().enumerate() {
+    // Keys in the order JavaScript lists them (integer-like keys first).
+    for (i, (key, _)) in js_entries(properties).into_iter().enumerate() {
         if i > 0 {
             text.push_str(", ");
         }
@@ -217,7 +218,7 @@ fn parameters(
         other => records(other).iter().for_each(|p| add_param(&p.fields)),
     }
 
-    for (key, hint) in hints.into_iter().flatten() {
+    for (key, hint) in hints.map(js_entries).into_iter().flatten() {
         let Value::Object(hint) = hint else { continue };
         apply_hint(&mut properties, key, hint);
     }

@@ -46,21 +46,18 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
     let label = format!("{} ({})", f.where_, f.path);
     let snippet = f.location.as_ref().and_then(|l| {
         let text = sources.iter().find(|s| s.file == l.file)?.text;
-        let line_start = text.get(..l.byte_start)?.rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text
-            .get(l.byte_start..)?
-            .find('\n')
-            .map_or(text.len(), |i| l.byte_start + i);
-        let line = text.get(line_start..line_end)?.trim_end_matches('\r');
-        let start = l.byte_start - line_start;
-        let end = l.byte_end.min(line_start + line.len()).max(l.byte_start) - line_start;
+        let (line, start) = line_window(text, l.byte_start)?;
+        let len = l
+            .byte_end
+            .saturating_sub(l.byte_start)
+            .min(line.len().saturating_sub(start));
         Some(
             Snippet::source(line.to_owned())
                 .line_start(l.line)
                 .path(l.file.clone())
                 .annotation(
                     AnnotationKind::Primary
-                        .span(start..end.max(start))
+                        .span(start..start + len)
                         .label(label.clone()),
                 ),
         )
@@ -85,4 +82,48 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         primary = primary.element(Level::HELP.message(format!("did you mean \"{s}\"?")));
     }
     renderer.render(&[primary])
+}
+
+/// Bytes of context kept on each side of a finding in a long line (a
+/// compact one-line document would otherwise be quoted whole).
+const WINDOW: usize = 160;
+
+/// The (part of the) line holding byte `at`, and `at`'s offset in it. The
+/// line is cut to [`WINDOW`] bytes around `at`, on character boundaries.
+fn line_window(text: &str, at: usize) -> Option<(&str, usize)> {
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let ceil = |mut i: usize| {
+        while i < text.len() && !text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    let at = floor(at.min(text.len()));
+    let lo = floor(at.saturating_sub(WINDOW));
+    let hi = ceil((at + WINDOW).min(text.len()));
+    let start = text.get(lo..at)?.rfind('\n').map_or(lo, |i| lo + i + 1);
+    let end = text.get(at..hi)?.find('\n').map_or(hi, |i| at + i);
+    let line = text.get(start..end)?.trim_end_matches('\r');
+    Some((line, at - start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_are_cut_on_character_boundaries() {
+        let text = "ab\ncd\r\nef";
+        assert_eq!(line_window(text, 4), Some(("cd", 1)));
+        assert_eq!(line_window(text, 0), Some(("ab", 0)));
+        let long = "é".repeat(1000);
+        let (line, at) = line_window(&long, 1001).unwrap();
+        assert!(line.len() <= 2 * WINDOW + 2);
+        assert!(line.is_char_boundary(at));
+    }
 }
