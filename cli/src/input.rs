@@ -25,7 +25,8 @@ const MAX_BYTES: u64 = 1 << 30;
 
 /// Reads and parses a stack file.
 pub(crate) fn read_document(path: &Path) -> anyhow::Result<Document> {
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if meta.is_dir() {
         anyhow::bail!("{} is a directory, not a stack file", path.display());
     }

@@ -63,7 +63,11 @@ pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() { EXIT_UNUSABLE } else { EXIT_OK };
+            let code = if err.use_stderr() {
+                EXIT_UNUSABLE
+            } else {
+                EXIT_OK
+            };
             let _ = err.print();
             return ExitCode::from(code);
         }

@@ -93,7 +93,11 @@ pub fn tools(registered: &[Registered<'_>]) -> Projected<McpTool> {
         if tool.title.is_none() {
             // The upstream definition carries no label; the title is the
             // action's own label.
-            tool.title = r.action.get("label").and_then(Value::as_str).map(str::to_owned);
+            tool.title = r
+                .action
+                .get("label")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
         }
         out.tools.push(tool);
         out.warnings.extend(warnings);
