@@ -5,6 +5,8 @@
 //! cargo bench -p objectstack-lint --bench ratios              # measure
 //! cargo bench -p objectstack-lint --bench ratios -- --write-data
 //!     # also write target/bench-data/synth-1m-{0.5,5}pct.json
+//! target/release/deps/ratios-<hash> --generate N PERCENT PATH
+//!     # write one synthetic stack
 //! target/release/deps/ratios-<hash> --whole FILE > /dev/null
 //!     # what `objectstack-ai lint --format json FILE` does, timed by phase
 //!     # on stderr (run it under `/usr/bin/time` beside node)
@@ -28,6 +30,24 @@ fn main() {
         match args.get(at + 1) {
             Some(file) => whole(file),
             None => eprintln!("--whole needs a FILE"),
+        }
+        return;
+    }
+    if let Some(at) = args.iter().position(|a| a == "--generate") {
+        let n = args.get(at + 1).and_then(|a| a.parse().ok());
+        let pct = args.get(at + 2).and_then(|a| a.parse().ok());
+        match (n, pct, args.get(at + 3)) {
+            (Some(references), Some(miss_percent), Some(path)) => {
+                let text = generate(&SynthConfig {
+                    references,
+                    miss_percent,
+                    ..SynthConfig::default()
+                });
+                if let Err(e) = std::fs::write(path, text) {
+                    eprintln!("cannot write {path}: {e}");
+                }
+            }
+            _ => eprintln!("--generate needs N PERCENT PATH"),
         }
         return;
     }

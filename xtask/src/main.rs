@@ -32,7 +32,7 @@ mod util;
 
 /// Repository automation for the objectstack-ai workspace.
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", about, long_about = None)]
+#[command(name = "xtask", bin_name = "cargo xtask", about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -163,7 +163,7 @@ pub(crate) fn ours(text: &str) -> Result<Vec<Compared>> {
 fn theirs(answer: &str) -> Result<Vec<Compared>> {
     let json: Value = serde_json::from_str(answer).context("the node worker answered non-JSON")?;
     if let Some(err) = json.get("error").and_then(Value::as_str) {
-        bail!("upstream threw: {err}");
+        bail!("upstream failed: {err}");
     }
     let findings = json
         .get("findings")
@@ -325,6 +325,10 @@ const rl = require('readline').createInterface({ input: process.stdin, terminal:
 rl.on('line', (line) => {
   let answer;
   try {
+    if (typeof validateAiToolReferences !== 'function') {
+      throw new Error('this @objectstack/lint does not export validateAiToolReferences ' +
+        '(it predates the rule); pick a later --npm-version');
+    }
     const stack = JSON.parse(line);
     const findings = validateAiToolReferences(stack).map((f) => {
       const m = /^skills\[(\d+)\]\.tools\[(\d+)\]$/.exec(f.path || '');

@@ -14,7 +14,8 @@
 //!   each publishable crate's `src/`);
 //! - each publishable crate inherits the workspace version, has a
 //!   `README.md`, and every version its README quotes for one of our crates
-//!   matches the workspace version.
+//!   (`objectstack-x = "V"`, or a heading `# objectstack-x V`) matches the
+//!   workspace version.
 
 use std::path::{Path, PathBuf};
 
@@ -224,8 +225,9 @@ fn crate_metadata(
     Ok(())
 }
 
-/// `(line, crate, version)` for each `objectstack-x = "V"` or
-/// `objectstack-x = { version = "V" ... }` in a README.
+/// `(line, crate, version)` for each `objectstack-x = "V"`,
+/// `objectstack-x = { version = "V" ... }` or heading `# objectstack-x V`
+/// in a README.
 pub(crate) fn quoted_versions(text: &str) -> Vec<(usize, String, String)> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -237,6 +239,14 @@ pub(crate) fn quoted_versions(text: &str) -> Vec<(usize, String, String)> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             .unwrap_or(rest.len());
         let (name, after) = rest.split_at(name_len);
+        // A heading such as `# objectstack-lint 0.1.0`.
+        if line.starts_with('#') {
+            let word = after.split_whitespace().next().unwrap_or_default();
+            if word.starts_with(|c: char| c.is_ascii_digit()) && word.contains('.') {
+                out.push((i + 1, name.to_owned(), word.to_owned()));
+            }
+            continue;
+        }
         let after = after.trim_start();
         let Some(value) = after.strip_prefix('=') else {
             continue;
@@ -482,12 +492,13 @@ mod tests {
 
     #[test]
     fn readme_versions() {
-        let readme = "```toml\n[dependencies]\nobjectstack-lint = \"0.1\"\nobjectstack-spec = { version = \"0.2.0\", features = [] }\nserde = \"1\"\n```\n`objectstack-ai lint` = nothing\n";
+        let readme = "# objectstack-lint 0.1.0\n```toml\n[dependencies]\nobjectstack-lint = \"0.1\"\nobjectstack-spec = { version = \"0.2.0\", features = [] }\nserde = \"1\"\n```\n`objectstack-ai lint` = nothing\n";
         assert_eq!(
             quoted_versions(readme),
             vec![
-                (3, "objectstack-lint".to_owned(), "0.1".to_owned()),
-                (4, "objectstack-spec".to_owned(), "0.2.0".to_owned()),
+                (1, "objectstack-lint".to_owned(), "0.1.0".to_owned()),
+                (4, "objectstack-lint".to_owned(), "0.1".to_owned()),
+                (5, "objectstack-spec".to_owned(), "0.2.0".to_owned()),
             ]
         );
         assert!(version_matches("0.1", "0.1.0"));

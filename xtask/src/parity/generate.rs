@@ -132,9 +132,41 @@ const TOOL_NAMES: &[&str] = &[
     "describe_object",
     "action_close_case",
     "forecast",
+    "\u{1F600}_tool",
+    "t\u{1F600}\u{1F600}l",
+    "caf\u{e9}_lookup",
+    "q",
+    "ab",
+    "da",
 ];
 
-const SKILL_NAMES: &[&str] = &["case_triage", "sales_assist", "billing", "ops", "s"];
+/// Keys at and around the edge of JavaScript's array-index rule (a
+/// canonical decimal integer below 2^32 - 1).
+const NUMERIC_LOOKING_KEYS: &[&str] = &[
+    "01",
+    "-1",
+    "1.5",
+    "1e3",
+    " 1",
+    "4294967294",
+    "4294967295",
+    "4294967296",
+    "00",
+    "0",
+];
+
+/// Keys an object inherits in JavaScript.
+const PROTOTYPE_KEYS: &[&str] = &["__proto__", "constructor", "toString", "hasOwnProperty"];
+
+const SKILL_NAMES: &[&str] = &[
+    "case_triage",
+    "sales_assist",
+    "billing",
+    "ops",
+    "s",
+    "say \"hi\"",
+    "\u{fc}nic\u{f8}de \u{1F600}",
+];
 
 const SYLLABLES: &[&str] = &[
     "qu", "ery", "da", "ta", "get", "rec", "ord", "list", "ob", "ject", "ap", "ply", "edit",
@@ -267,11 +299,23 @@ impl Gen<'_> {
                         Some(n) if !n.is_empty() && !self.rng.chance(10) => n.to_owned(),
                         _ => self.word(),
                     };
-                    let key = if self.rng.chance(3) {
-                        self.cov.hit("collection: map with an integer-like key");
-                        self.rng.below(20).to_string()
-                    } else {
-                        key
+                    let key = match self.rng.weighted(&[93, 4, 2, 1]) {
+                        0 => key,
+                        1 => {
+                            // JavaScript lists array-index keys first, in
+                            // numeric order.
+                            self.cov.hit("collection: map with an array-index key");
+                            self.rng.below(20).to_string()
+                        }
+                        2 => {
+                            self.cov
+                                .hit("collection: map with a key that looks numeric");
+                            self.rng.pick(NUMERIC_LOOKING_KEYS, "01").to_owned()
+                        }
+                        _ => {
+                            self.cov.hit("collection: map with an Object.prototype key");
+                            self.rng.pick(PROTOTYPE_KEYS, "constructor").to_owned()
+                        }
                     };
                     let inner = item.get("name").cloned();
                     match self.rng.weighted(&[60, 25, 15]) {
@@ -410,7 +454,12 @@ impl Gen<'_> {
             0 => ("absent", None),
             1 => ("a string", Some(json!(good))),
             2 => ("empty string", Some(json!(""))),
-            3 => ("zero", Some(json!(0))),
+            3 => match self.rng.below(3) {
+                // JSON `0`, `0.0` and `-0.0` are all falsy in JavaScript.
+                0 => ("zero", Some(json!(0))),
+                1 => ("zero", Some(json!(0.0))),
+                _ => ("zero", Some(json!(-0.0))),
+            },
             4 => ("false", Some(json!(false))),
             5 => ("null", Some(Value::Null)),
             6 => ("\"0\" (truthy)", Some(json!("0"))),
@@ -702,7 +751,13 @@ impl Gen<'_> {
             1 => "*".to_owned(),
             2 => format!("{}*", self.word()),
             3 => "zzz_*".to_owned(),
-            4 => "action_**".to_owned(),
+            4 => self
+                .rng
+                .pick(
+                    &["action_**", "query*data", "action_", "**", "\u{1F600}*"],
+                    "**",
+                )
+                .to_owned(),
             _ => {
                 let base = self.known_name();
                 let cut = self.rng.below(base.len() + 1);
@@ -784,6 +839,9 @@ mod tests {
             "collection: map entry that is not a record",
             "collection: not a collection",
             "collection: absent",
+            "collection: map with an array-index key",
+            "collection: map with a key that looks numeric",
+            "collection: map with an Object.prototype key",
             "type: script",
             "type: api",
             "type: flow",
