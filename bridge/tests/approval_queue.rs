@@ -329,6 +329,43 @@ fn files_that_are_not_queues_are_refused_clearly() {
 }
 
 #[test]
+fn refused_files_are_left_untouched() {
+    let dir = scratch_dir("untouched");
+    let other = dir.join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE customers (id INTEGER); INSERT INTO customers VALUES (1);")
+        .unwrap();
+    let before = std::fs::read(&other).unwrap();
+    for open in [SqliteStore::open, SqliteStore::open_existing] {
+        let err = open(&other).unwrap_err();
+        assert!(err.to_string().contains("something else"), "{err}");
+        assert_eq!(
+            std::fs::read(&other).unwrap(),
+            before,
+            "another application's database is not switched to WAL"
+        );
+    }
+    let journal: String = rusqlite::Connection::open(&other)
+        .unwrap()
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(journal, "delete");
+
+    let empty = dir.join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    let err = SqliteStore::open_existing(&empty).unwrap_err();
+    assert!(err.to_string().contains("the file is empty"), "{err}");
+    assert_eq!(std::fs::read(&empty).unwrap(), b"", "an empty file stays empty");
+
+    let err = SqliteStore::open_existing(&dir).unwrap_err();
+    assert!(
+        matches!(err, StoreError::NotAQueue { ref detail, .. } if detail.contains("directory")),
+        "{err}"
+    );
+}
+
+#[test]
 fn the_file_itself_refuses_illegal_changes() {
     let dir = scratch_dir("triggers");
     let path = dir.join("q.db");

@@ -514,3 +514,31 @@ fn mcp_name_pattern() {
         assert_eq!(w.is_empty(), ok, "{name}");
     }
 }
+
+#[test]
+fn strict_projections_give_an_array_without_items_string_items() {
+    // The bridge leaves `items` off an array whose options have no string
+    // value, as upstream does; strict dialects need one.
+    let stack = map(json!({"objects": [{"name": "task", "actions": [{
+        "name": "tag", "type": "script", "target": "t",
+        "params": [{"name": "codes", "type": "tags", "required": true, "options": [1, 2]}],
+        "ai": {"exposed": true, "description": "Tags a task with the numeric codes the user names."}
+    }]}]}));
+    let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+    let codes_schema = &m.registered[0].definition.parameters["properties"]["codes"];
+    assert_eq!(codes_schema, &json!({"type": "array"}));
+    let (tool, _) = openai::tool(&m.registered[0].definition);
+    let params = Value::Object(tool.function.parameters);
+    check_openai_strict(&params).unwrap();
+    assert_eq!(
+        params["properties"]["codes"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+    let projected = anthropic::tools(m.definitions(), anthropic::Options { strict: true });
+    let input = serde_json::to_value(&projected.tools[0]).unwrap()["input_schema"].clone();
+    check_anthropic_strict(&input).unwrap();
+    assert_eq!(
+        input["properties"]["codes"]["items"],
+        json!({"type": "string"})
+    );
+}

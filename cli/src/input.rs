@@ -40,13 +40,30 @@ pub(crate) fn read_document(path: &Path) -> anyhow::Result<Document> {
     }
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let text = objectstack_spec::parse::decode_utf8(&bytes)
-        .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?
+        .map_err(|e| located(path, &bytes, &e))?
         .to_owned();
     let root = objectstack_spec::parse::parse_document(text.as_bytes())
-        .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
+        .map_err(|e| located(path, &bytes, &e))?;
     Ok(Document {
         path: path.to_owned(),
         text,
         root,
     })
+}
+
+/// A parse error as `path:line:column: message`, saying so when the bytes
+/// look like a binary file (a NUL in the first 8 KiB).
+pub(crate) fn located(
+    path: &Path,
+    bytes: &[u8],
+    err: &objectstack_spec::parse::ParseError,
+) -> anyhow::Error {
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        anyhow::anyhow!(
+            "{}:{err} (this looks like a binary file, not JSON)",
+            path.display()
+        )
+    } else {
+        anyhow::anyhow!("{}:{err}", path.display())
+    }
 }

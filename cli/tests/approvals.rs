@@ -316,6 +316,57 @@ fn expire_old_pending_actions_and_stale_claims() {
 }
 
 #[test]
+fn stored_text_cannot_drive_the_terminal_or_panic_the_table() {
+    let f = fixture("hostile");
+    let long_id = "L".repeat(70_000);
+    let conn = rusqlite::Connection::open(&f.db).unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET id = ?1 WHERE id = ?2",
+        [&long_id, &f.rows[2].id],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET conversation_id = ?1, state_by = ?2 WHERE id = ?3",
+        ["conv\u{1b}[2J", "sys\u{202e}tem", &f.rows[0].id],
+    )
+    .unwrap();
+    drop(conn);
+    let out = text(&run(&f.db, &["list"]), 0);
+    assert!(out.lines().any(|l| l.starts_with(&long_id)), "the long id is listed");
+    let out = text(&run(&f.db, &["show", &f.rows[0].id]), 0);
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{202e}'), "{out}");
+    assert!(out.contains("conversation conv\\u001b[2J"), "{out}");
+    let json: Value =
+        serde_json::from_str(&text(&run(&f.db, &["show", &f.rows[0].id, "--format", "json"]), 0))
+            .unwrap();
+    assert_eq!(json["conversationId"], "conv\u{1b}[2J", "JSON keeps the stored text");
+}
+
+#[test]
+fn refused_files_are_left_as_they_were() {
+    let f = fixture("foreign");
+    let other = f.db.with_file_name("crm.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE customers (id INTEGER); INSERT INTO customers VALUES (1);")
+        .unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let out = run(&other, &["list"]);
+    text(&out, 2);
+    assert!(stderr(&out).contains("something else"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+    let empty = f.db.with_file_name("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    text(&run(&empty, &["list"]), 2);
+    assert_eq!(std::fs::read(&empty).unwrap(), b"");
+    let dir = f.db.parent().unwrap();
+    let out = run(dir, &["list"]);
+    text(&out, 2);
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+    text(&run(&f.db, &["list", "--limit", "0"]), 2);
+}
+
+#[test]
 fn unusable_input_is_exit_2_and_unknown_ids_exit_1() {
     let f = fixture("bad");
     let missing = f.db.with_file_name("nope.db");

@@ -370,6 +370,71 @@ fn unusable_input_exits_2_but_other_files_are_linted() {
 }
 
 #[test]
+fn no_usable_file_prints_no_report() {
+    let dir = scratch("nousable");
+    fs::write(dir.join("empty.json"), "").unwrap();
+    let o = run_in(&dir, &["lint", "empty.json", "missing.json"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout(&o), "", "nothing was linted, so no `no findings` line");
+    // An empty file's error points at line 1, column 1 (serde_json says 0).
+    assert!(stderr(&o).contains("empty.json:1:1: EOF"), "{}", stderr(&o));
+    let o = run_in(&dir, &["lint", "empty.json", "--format", "sarif"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout(&o), "");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_baseline_is_not_overwritten_from_partial_input() {
+    let dir = scratch("partialbaseline");
+    fs::copy(workspace().join(HOTCRM), dir.join("a.json")).unwrap();
+    fs::copy(workspace().join(HOTCRM), dir.join("b.json")).unwrap();
+    let o = run_in(
+        &dir,
+        &["lint", "a.json", "b.json", "--write-baseline", "base.json"],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let before = fs::read(dir.join("base.json")).unwrap();
+    fs::write(dir.join("b.json"), "{ \"skills\": [").unwrap();
+    let o = run_in(
+        &dir,
+        &["lint", "a.json", "b.json", "--write-baseline", "base.json"],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("not writing the baseline"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        fs::read(dir.join("base.json")).unwrap(),
+        before,
+        "b.json's accepted findings are kept"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn binary_and_deep_files_say_what_they_are() {
+    let dir = scratch("binarydeep");
+    fs::write(dir.join("bin.json"), b"{\"a\": 1}\0\0\x01").unwrap();
+    fs::write(
+        dir.join("deep.json"),
+        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+    )
+    .unwrap();
+    fs::write(dir.join("wide.json"), "{\"ééé😀😀\": x}").unwrap();
+    let o = run_in(&dir, &["lint", "bin.json", "deep.json", "wide.json"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.contains("looks like a binary file"), "{err}");
+    assert!(err.contains("nests more than 128 levels deep"), "{err}");
+    // Columns count characters, not bytes.
+    assert!(err.contains("wide.json:1:11: expected value"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn validation_errors_are_reported_and_fail_the_run() {
     let dir = scratch("spec");
     fs::write(

@@ -205,6 +205,35 @@ fn junk_shapes_are_not_failures() {
 }
 
 #[test]
+fn a_very_long_action_name_renders_in_the_human_table() {
+    // `{:<w$}` panics for a width above u16::MAX.
+    let name = "a".repeat(70_000);
+    let file = temp_stack(
+        "long.json",
+        &json!({"objects": [{"name": "o", "actions": [
+            {"name": name, "label": "L", "type": "script", "target": "t"},
+            {"name": "short", "label": "S", "type": "script", "target": "t"}
+        ]}]})
+        .to_string(),
+    );
+    let out = run(&[file.to_str().unwrap(), "--format", "human"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let short = text.lines().find(|l| l.starts_with("o.short ")).unwrap();
+    assert!(short.contains("skipped: not_exposed"), "{short}");
+    assert_eq!(
+        short.find("skipped"),
+        Some("o.".len() + name.len() + 2),
+        "columns stay aligned"
+    );
+}
+
+#[test]
 fn unusable_input_exits_2() {
     let not_json = temp_stack("bad.json", "{\"objects\": [");
     let array = temp_stack("array.json", "[]");

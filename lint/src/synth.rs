@@ -381,6 +381,16 @@ impl Model {
             let action = &self.actions[a];
             out.push_str("{\"name\":");
             push_str(out, &tool_name(action));
+            out.push_str(",\"label\":");
+            push_str(
+                out,
+                &format!(
+                    "{} {} {}",
+                    title(action.verb),
+                    title(NOUNS[action.object % NOUNS.len()]),
+                    action.object
+                ),
+            );
             out.push_str(",\"description\":");
             push_str(
                 out,
@@ -390,6 +400,7 @@ impl Model {
                     NOUNS[action.object % NOUNS.len()]
                 ),
             );
+            out.push_str(",\"parameters\":{\"type\":\"object\",\"properties\":{}}");
             out.push_str(",\"binding\":{\"type\":\"action\",\"name\":");
             push_str(out, &action_name(action));
             out.push_str("}}");
@@ -422,8 +433,7 @@ fn write_action(out: &mut String, action: &Action, noun: &str) {
     push_str(out, &format!("{} {}", title(action.verb), title(noun)));
     out.push_str(",\"type\":\"script\",\"target\":");
     push_str(out, &camel(&name));
-    out.push_str(",\"locations\":[\"record_header\",\"list_item\"],\"successMessage\":");
-    push_str(out, &format!("{}: {} done.", title(noun), action.verb));
+    out.push_str(",\"locations\":[\"record_header\"],\"successMessage\":\"Done.\"");
     out.push_str(",\"ai\":{\"exposed\":true,\"description\":");
     push_str(
         out,

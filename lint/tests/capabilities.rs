@@ -398,6 +398,23 @@ fn junk_shapes_never_panic() {
 }
 
 #[test]
+fn a_tool_name_longer_than_a_format_width_renders() {
+    // `{:<width$}` panics for a width above u16::MAX.
+    let name = "t".repeat(70_000);
+    let caps = capabilities::build(&stack(json!({
+        "tools": [{"name": name, "label": "Long", "description": "a tool with a very long name"}],
+        "skills": [{"name": "s", "label": "S", "tools": [name, "short"]}],
+        "agents": [{"name": "a", "label": "A", "skills": ["s"]}],
+    })));
+    let text = render(&caps, Format::Text, None);
+    let line = text
+        .lines()
+        .find(|l| l.contains(&name))
+        .unwrap();
+    assert!(line.starts_with(&format!("    {name}  ")), "{}", &line[..80]);
+}
+
+#[test]
 fn labels_are_escaped_in_graph_formats() {
     let caps = capabilities::build(&stack(json!({
         "agents": [{"name": "a\"b", "skills": ["s"]}],

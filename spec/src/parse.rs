@@ -30,7 +30,7 @@ pub enum ParseError {
         message: String,
         /// 1-based line (0 when the error has no position).
         line: usize,
-        /// 1-based column.
+        /// 1-based column, in characters.
         column: usize,
     },
     /// The document is JSON but its top level is not an object.
@@ -75,7 +75,41 @@ pub fn decode_utf8(bytes: &[u8]) -> Result<&str, ParseError> {
 /// Parses a JSON value from text, mapping serde_json's error to a
 /// [`ParseError::Syntax`].
 pub fn parse_value(text: &str) -> Result<Value, ParseError> {
-    serde_json::from_str(text).map_err(|err| syntax_error(&err))
+    serde_json::from_str(text).map_err(|err| match syntax_error(&err) {
+        ParseError::Syntax {
+            message,
+            line,
+            column,
+        } if line > 0 => {
+            let (line, column) = character_column(text, line, column);
+            ParseError::Syntax {
+                message,
+                line,
+                column,
+            }
+        }
+        other => other,
+    })
+}
+
+/// serde_json counts a column in bytes, and 0 when nothing on the line was
+/// read (an empty file, a file ending in a newline): the 1-based character
+/// column of the last byte it read instead.
+fn character_column(text: &str, line: usize, byte_column: usize) -> (usize, usize) {
+    let line_start = if line <= 1 {
+        Some(0)
+    } else {
+        text.match_indices('\n')
+            .nth(line - 2)
+            .map(|(i, _)| i + 1)
+    };
+    match line_start {
+        Some(start) if byte_column > 0 => {
+            let (_, column) = line_column_at(text, start + byte_column - 1);
+            (line, column)
+        }
+        _ => (line, 1),
+    }
 }
 
 /// Parses a stack document: UTF-8, JSON, an object at the top level.
@@ -93,7 +127,10 @@ pub fn parse_document(bytes: &[u8]) -> Result<Map<String, Value>, ParseError> {
 pub fn syntax_error(err: &serde_json::Error) -> ParseError {
     let full = err.to_string();
     let suffix = format!(" at line {} column {}", err.line(), err.column());
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    let mut message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    if message == "recursion limit exceeded" {
+        message.push_str(": the JSON nests more than 128 levels deep");
+    }
     ParseError::Syntax {
         message,
         line: err.line(),
@@ -140,6 +177,20 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn syntax_error_columns_count_characters_from_one() {
+        let column = |text: &str| parse_value(text).unwrap_err().line_column();
+        // `x` is the 11th character and the 20th byte of its line.
+        assert_eq!(column("{\"ééé😀😀\": x}"), (1, 11));
+        assert_eq!(column("{\n  \"é\": x}"), (2, 8));
+        // serde_json says column 0 when the line is empty.
+        assert_eq!(column(""), (1, 1));
+        assert_eq!(column("{\"a\": 1,\n"), (2, 1));
+        assert_eq!(column("\n\n"), (3, 1));
+        let text = format!("[{}]", "[".repeat(200));
+        assert_eq!(parse_value(&text).unwrap_err().line_column().0, 1);
     }
 
     #[test]

@@ -147,10 +147,20 @@ impl SqliteStore {
         if options.create {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
         }
+        if path.is_dir() {
+            return Err(StoreError::NotAQueue {
+                path: shown,
+                detail: "it is a directory; name the queue file inside it".to_owned(),
+            });
+        }
         let op = "opening the queue file";
-        let mut conn = Connection::open_with_flags(path, flags).map_err(|e| backend(op, &e))?;
+        let mut conn =
+            Connection::open_with_flags(path, flags).map_err(|e| open_error(&shown, op, &e))?;
         conn.busy_timeout(options.busy_timeout)
             .map_err(|e| backend(op, &e))?;
+        // Refuse a file that is not ours before writing anything to it:
+        // switching to WAL rewrites the header of any SQLite file.
+        check_identity(&conn, &shown, options.create)?;
         let journal: String = conn
             .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
             .map_err(|e| open_error(&shown, op, &e))?;
@@ -203,6 +213,36 @@ impl SqliteStore {
     }
 }
 
+/// Read-only check that the file is a queue (or, when creating, an empty
+/// database), so that a refused file is left exactly as it was.
+fn check_identity(conn: &Connection, path: &str, create: bool) -> Result<(), StoreError> {
+    let op = "opening the queue file";
+    let app_id: i64 = conn
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .map_err(|e| open_error(path, op, &e))?;
+    if app_id == APPLICATION_ID {
+        return Ok(());
+    }
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(|e| open_error(path, op, &e))?;
+    if app_id != 0 || tables > 0 {
+        return Err(StoreError::NotAQueue {
+            path: path.to_owned(),
+            detail: format!(
+                "it is an SQLite database of something else (application_id {app_id}, {tables} schema objects)"
+            ),
+        });
+    }
+    if !create {
+        return Err(StoreError::NotAQueue {
+            path: path.to_owned(),
+            detail: "the file is empty".to_owned(),
+        });
+    }
+    Ok(())
+}
+
 fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreError> {
     let op = "preparing the queue schema";
     let tx = conn
@@ -252,13 +292,19 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
 }
 
 fn open_error(path: &str, op: &'static str, e: &rusqlite::Error) -> StoreError {
-    if e.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
-        StoreError::NotAQueue {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotAQueue {
             path: path.to_owned(),
             detail: "it is not an SQLite database".to_owned(),
-        }
-    } else {
-        backend(op, e)
+        },
+        Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly) => StoreError::Backend {
+            operation: op,
+            message: format!(
+                "{e}: check that {path} and its directory are writable (the queue keeps its \
+                 -wal and -shm files beside it)"
+            ),
+        },
+        _ => backend(op, e),
     }
 }
 

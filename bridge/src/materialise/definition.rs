@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::{Record, js_entries, records};
+use objectstack_spec::collection::{Record, is_array_index_key, js_entries, records};
 use objectstack_spec::materialise::{ai_block, is_row_context};
 use objectstack_spec::text::is_truthy;
 use serde_json::{Map, Value};
@@ -44,8 +44,9 @@ pub(super) struct ObjectIndex<'v> {
 }
 
 impl<'v> ObjectIndex<'v> {
-    /// Indexes the objects (read leniently). The first object or field of
-    /// a name wins, as a lookup by name would find it.
+    /// Indexes the objects (read leniently). The LAST object of a name wins,
+    /// as in upstream's `new Map(objects.map(o => [o.name, o]))`; a
+    /// duplicate name is an invalid stack anyway.
     pub(super) fn build(objects: &'v [Record<'_>]) -> Self {
         let mut index = ObjectIndex {
             by_name: HashMap::with_capacity(objects.len()),
@@ -53,7 +54,7 @@ impl<'v> ObjectIndex<'v> {
         };
         for (i, object) in objects.iter().enumerate() {
             if let Some(name) = object.name() {
-                index.by_name.entry(name).or_insert(i);
+                index.by_name.insert(name, i);
             }
             index.objects.push(ObjectInfo {
                 fields: index_fields(object.get("fields")),
@@ -71,27 +72,28 @@ impl<'v> ObjectIndex<'v> {
     pub(super) fn at(&self, i: usize) -> Option<&ObjectInfo<'v>> {
         self.objects.get(i)
     }
+
+    /// Whether some object is named `name`.
+    pub(super) fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
 }
 
-/// Indexes a `fields` collection by name with the semantics of
-/// [`objectstack_spec::collection::records`], without copying: in a map an
-/// entry's own string `name` wins over its key; entries that are not
-/// objects carry nothing a parameter could read, so they are left out.
+/// Indexes a `fields` collection by name, without copying. A map (the
+/// schema's shape) is looked up by KEY, as upstream's `fields[ref]` does:
+/// an entry's own `name` does not matter. An array (lenient input) is
+/// looked up by each entry's string `name`, the first of a name winning.
+/// Entries that are not objects carry nothing a parameter could read, so
+/// they are left out.
 fn index_fields(fields: Option<&Value>) -> HashMap<&str, &Map<String, Value>> {
     let mut index = HashMap::new();
     match fields {
         Some(Value::Object(entries)) => {
             index.reserve(entries.len());
             for (key, entry) in entries {
-                let Value::Object(field) = entry else {
-                    continue;
-                };
-                let name = match field.get("name") {
-                    None => key.as_str(),
-                    Some(Value::String(name)) => name.as_str(),
-                    Some(_) => continue,
-                };
-                index.entry(name).or_insert(field);
+                if let Value::Object(field) = entry {
+                    index.insert(key.as_str(), field);
+                }
             }
         }
         Some(Value::Array(entries)) => {
@@ -112,7 +114,9 @@ fn index_fields(fields: Option<&Value>) -> HashMap<&str, &Map<String, Value>> {
 pub(super) struct Owner<'o> {
     /// Its name (the action's `objectName`, else the owning object's).
     pub(super) name: Option<&'o str>,
-    /// Its fields, when the object exists in the stack.
+    /// The fields field-backed params read: the object whose `actions`
+    /// hold the action (upstream's owning object), whatever `objectName`
+    /// says; `None` for a stack-level action no object takes in.
     pub(super) object: Option<&'o ObjectInfo<'o>>,
 }
 
@@ -138,27 +142,34 @@ pub(super) fn build(
         description: description(ai_str("description").unwrap_or_default(), output_schema),
         parameters: parameters(action, owner, index),
         category: ai_str("category").map(str::to_owned),
-        output_schema: output_schema.cloned(),
+        output_schema: output_schema.map(js_ordered_map),
         object_name: owner.name.map(str::to_owned),
         requires_confirmation: Some(requires_confirmation),
     }
 }
 
 /// `ai.description`, plus a blank line and `Returns an object with: k1,
-/// k2.` when the output schema has top-level properties.
+/// k2.` when the output schema has top-level properties: the keys of a
+/// non-empty `properties` object in the order JavaScript lists them
+/// (integer-like keys first), or, as `Object.keys` reads an array, the
+/// indices of a non-empty `properties` array.
 fn description(base: &str, output_schema: Option<&Map<String, Value>>) -> String {
-    let properties = output_schema
-        .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object)
-        .filter(|p| !p.is_empty());
-    let Some(properties) = properties else {
-        return base.to_owned();
+    let keys: Vec<std::borrow::Cow<'_, str>> = match output_schema.and_then(|s| s.get("properties"))
+    {
+        Some(Value::Object(properties)) => js_entries(properties)
+            .into_iter()
+            .map(|(key, _)| key.as_str().into())
+            .collect(),
+        Some(Value::Array(items)) => (0..items.len()).map(|i| i.to_string().into()).collect(),
+        _ => Vec::new(),
     };
-    let mut text = String::with_capacity(base.len() + 32 + properties.len() * 12);
+    if keys.is_empty() {
+        return base.to_owned();
+    }
+    let mut text = String::with_capacity(base.len() + 32 + keys.len() * 12);
     text.push_str(base);
     text.push_str("\n\nReturns an object with: ");
-    // Keys in the order JavaScript lists them (integer-like keys first).
-    for (i, (key, _)) in js_entries(properties).into_iter().enumerate() {
+    for (i, key) in keys.iter().enumerate() {
         if i > 0 {
             text.push_str(", ");
         }
@@ -223,6 +234,16 @@ fn parameters(
         apply_hint(&mut properties, key, hint);
     }
 
+    let properties = if properties.keys().any(|k| is_array_index_key(k).is_some()) {
+        // JavaScript lists integer-like keys first, whatever the order of
+        // insertion: upstream's `properties` object serialises that way.
+        js_entries(&properties)
+            .into_iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    } else {
+        properties
+    };
     let mut schema = Map::with_capacity(4);
     schema.insert("type".into(), "object".into());
     schema.insert("properties".into(), Value::Object(properties));
@@ -268,7 +289,12 @@ impl Required {
 }
 
 /// A parameter's property name, schema and whether it is required; `None`
-/// when the parameter has neither a `name` nor a `field`.
+/// when the parameter has no usable name.
+///
+/// Where upstream reads `param.x ?? field.x`, a param key that is present
+/// and not `null` wins even when its value is unusable (an empty string, a
+/// value of the wrong type): the field is consulted only when the param
+/// says nothing.
 fn param_schema<'p>(
     param: &'p Map<String, Value>,
     owner: &Owner<'_>,
@@ -277,7 +303,14 @@ fn param_schema<'p>(
     let p = Keys::of(param);
     let str_of = |v: Option<&'p Value>| v.and_then(Value::as_str);
     let field_name = str_of(p.field).filter(|s| !s.is_empty());
-    let name = str_of(p.name).filter(|s| !s.is_empty()).or(field_name)?;
+    // `param.name ?? param.field`, and no name at all drops the param: an
+    // empty `name` is a name (an unusable one), so it does not fall back
+    // to `field`. A name that is not a string is treated as absent.
+    let name = match p.name {
+        Some(Value::String(name)) => Some(name.as_str()),
+        _ => field_name,
+    }
+    .filter(|s| !s.is_empty())?;
     let field = field_name.and_then(|field_name| {
         let object = str_of(p.object_override)
             .and_then(|o| index.get(o))
@@ -286,17 +319,24 @@ fn param_schema<'p>(
     });
     let f = field.map(Keys::of).unwrap_or_default();
 
-    let source_type = str_of(p.kind).or_else(|| f.kind.and_then(Value::as_str));
+    let source_type = match given(p.kind) {
+        Some(kind) => kind.as_str(),
+        None => f.kind.and_then(Value::as_str),
+    };
     let json_type = json_type(source_type);
     let mut schema = Map::with_capacity(4);
     schema.insert("type".into(), json_type.into());
 
+    // A param label that is not a string (an i18n map) defers to the
+    // field's label; help text follows `??`.
     let label = str_of(p.label)
         .or_else(|| f.label.and_then(Value::as_str))
         .filter(|s| !s.is_empty());
-    let help = str_of(p.help_text)
-        .or_else(|| f.description.and_then(Value::as_str))
-        .filter(|s| !s.is_empty());
+    let help = match given(p.help_text) {
+        Some(help) => help.as_str(),
+        None => f.description.and_then(Value::as_str),
+    }
+    .filter(|s| !s.is_empty());
     let description = match (label, help) {
         (Some(label), Some(help)) => Some(format!("{label}{LABEL_HELP_SEPARATOR}{help}")),
         (Some(one), None) | (None, Some(one)) => Some(one.to_owned()),
@@ -306,29 +346,46 @@ fn param_schema<'p>(
         schema.insert("description".into(), description.into());
     }
 
-    let options = p.options.filter(|o| o.is_array()).or(f.options);
-    let values = option_values(options);
-    if json_type == "array" {
-        let mut items = Map::with_capacity(2);
-        items.insert("type".into(), "string".into());
-        if !values.is_empty() {
-            items.insert("enum".into(), Value::Array(values));
+    // `param.options ?? field.options`. A non-empty list enumerates its
+    // string values (to `items` on an array); when none of them is a
+    // string there is no enum, and, as upstream, no `items` either. A
+    // missing, empty or non-list source leaves an array with
+    // `items: {type: string}`.
+    match given(p.options).or_else(|| given(f.options)) {
+        Some(Value::Array(options)) if !options.is_empty() => {
+            let values = option_values(options);
+            if !values.is_empty() {
+                if json_type == "array" {
+                    let mut items = Map::with_capacity(2);
+                    items.insert("type".into(), "string".into());
+                    items.insert("enum".into(), Value::Array(values));
+                    schema.insert("items".into(), Value::Object(items));
+                } else {
+                    schema.insert("enum".into(), Value::Array(values));
+                }
+            }
         }
-        schema.insert("items".into(), Value::Object(items));
-    } else if !values.is_empty() {
-        schema.insert("enum".into(), Value::Array(values));
+        _ if json_type == "array" => {
+            let mut items = Map::with_capacity(1);
+            items.insert("type".into(), "string".into());
+            schema.insert("items".into(), Value::Object(items));
+        }
+        _ => {}
     }
 
     if let Some(default) = p.default_value {
-        schema.insert("default".into(), default.clone());
+        schema.insert("default".into(), js_ordered(default));
     }
 
-    let required = p
-        .required
-        .and_then(Value::as_bool)
-        .or_else(|| f.required.and_then(Value::as_bool))
-        .unwrap_or(false);
+    // `Boolean(param.required ?? field.required ?? false)`: JavaScript
+    // truthiness of the first value that is present and not `null`.
+    let required = is_truthy(given(p.required).or_else(|| given(f.required)));
     Some((name, schema, required))
+}
+
+/// A value that is present and not `null` (what `??` keeps).
+fn given(value: Option<&Value>) -> Option<&Value> {
+    value.filter(|v| !v.is_null())
 }
 
 /// The keys a parameter (or the field behind it) is read for, found in one
@@ -383,10 +440,7 @@ pub(crate) fn json_type(field_type: Option<&str>) -> &'static str {
 
 /// The string values of an `options` list: string entries, or the string
 /// `value` of `{value, label}` entries; anything else is dropped.
-fn option_values(options: Option<&Value>) -> Vec<Value> {
-    let Some(Value::Array(options)) = options else {
-        return Vec::new();
-    };
+fn option_values(options: &[Value]) -> Vec<Value> {
     options
         .iter()
         .filter_map(|o| match o {
@@ -397,6 +451,25 @@ fn option_values(options: Option<&Value>) -> Vec<Value> {
             },
             _ => None,
         })
+        .collect()
+}
+
+/// A copy of `value` whose objects list their keys in JavaScript's order
+/// (integer-like keys first, ascending), as upstream serialises a value it
+/// copied from the stack. Objects without such keys keep their order.
+pub(crate) fn js_ordered(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(js_ordered_map(map)),
+        Value::Array(items) => Value::Array(items.iter().map(js_ordered).collect()),
+        other => other.clone(),
+    }
+}
+
+/// [`js_ordered`] for a map.
+pub(crate) fn js_ordered_map(map: &Map<String, Value>) -> Map<String, Value> {
+    js_entries(map)
+        .into_iter()
+        .map(|(k, v)| (k.clone(), js_ordered(v)))
         .collect()
 }
 
@@ -417,18 +490,19 @@ fn apply_hint(properties: &mut Map<String, Value>, key: &str, hint: &Map<String,
         property.insert("description".into(), description.clone().into());
     }
     if let Some(values @ Value::Array(_)) = hint.get("enum") {
+        let values = js_ordered(values);
         if property.get("type").and_then(Value::as_str) == Some("array") {
             let items = property
                 .entry("items")
                 .or_insert_with(|| serde_json::json!({"type": "string"}));
             if let Value::Object(items) = items {
-                items.insert("enum".into(), values.clone());
+                items.insert("enum".into(), values);
             }
         } else {
-            property.insert("enum".into(), values.clone());
+            property.insert("enum".into(), values);
         }
     }
     if let Some(examples @ Value::Array(_)) = hint.get("examples") {
-        property.insert("examples".into(), examples.clone());
+        property.insert("examples".into(), js_ordered(examples));
     }
 }

@@ -1,12 +1,17 @@
 //! Which actions of a stack become AI tools, and the tool definition of
 //! each (ADR-0011).
 //!
-//! [`materialise`] walks every object's `actions` in document order (a
-//! missing `objectName` is filled from the object), then the stack-level
-//! `actions`, and sorts each action into exactly one of
-//! [`Materialised::registered`] or [`Materialised::skipped`]; an action that
-//! registers may also produce a [`Warning`]. All three lists keep that walk
-//! order.
+//! [`materialise`] walks the actions as upstream's runtime sees them after
+//! `defineStack`: each object in document order with its `actions` (a
+//! missing `objectName` is filled from the object), where a stack-level
+//! action bound to the object (its `objectName` names it) joins the end of
+//! the object's actions unless the object already holds an identical copy
+//! (a built stack carries every bound action in both places); then the
+//! remaining (global) stack-level actions. Each group is stable-sorted by
+//! `order` when one of its actions sets it, as `defineStack` does (a no-op
+//! on a built stack). Every action lands in exactly one of
+//! [`Materialised::registered`] or [`Materialised::skipped`]; an action may
+//! also produce a [`Warning`]. All three lists keep that walk order.
 //!
 //! For each action the FIRST reason that applies is reported:
 //! 1. the static predicate of the `spec` crate
@@ -388,14 +393,17 @@ pub enum Event<'a> {
     Registered(Registered<'a>),
     /// An action did not become a tool.
     Skipped(Skipped),
-    /// A warning about the action registered next.
+    /// A warning about the action reported next (registered, or skipped
+    /// as a name collision).
     Warning(Warning),
 }
 
 /// [`materialise`], reporting each outcome as it is decided instead of
 /// collecting them, so a caller can stream definitions out without holding
 /// them all. Events come in walk order; a [`Event::Warning`] comes just
-/// before the [`Event::Registered`] of its action.
+/// before the [`Event::Registered`] of its action, or before its
+/// [`Event::Skipped`] when the name then collides (upstream warns before
+/// it checks the name).
 pub fn materialise_each<'a>(
     stack: &'a Map<String, Value>,
     wiring: Option<&Wiring>,
@@ -404,6 +412,18 @@ pub fn materialise_each<'a>(
 ) {
     let objects = records(stack.get("objects"));
     let index = ObjectIndex::build(&objects);
+    let stack_actions = records(stack.get("actions"));
+    // As `defineStack` does, a stack-level action bound to an object (its
+    // `objectName` names one) joins that object's actions; the others
+    // (global actions) are walked after every object.
+    let mut bound: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut global = Vec::new();
+    for (i, action) in stack_actions.iter().enumerate() {
+        match action.str("objectName").filter(|n| index.contains(n)) {
+            Some(name) => bound.entry(name.to_owned()).or_default().push(i),
+            None => global.push(i),
+        }
+    }
     let mut walk = Walk {
         wiring,
         already_registered,
@@ -414,27 +434,100 @@ pub fn materialise_each<'a>(
     };
     for (object_index, object) in objects.iter().enumerate() {
         let object_name = object.name();
-        match &object.fields {
+        let mut group: Vec<Member<'a>> = match &object.fields {
             Cow::Borrowed(fields) => {
                 let fields: &'a Map<String, Value> = fields;
-                for action in records(fields.get("actions")) {
-                    let at = action.index();
-                    walk.visit(action.fields, Some(object_index), at, object_name);
-                }
+                records(fields.get("actions"))
+                    .into_iter()
+                    .map(|a| Member {
+                        at: a.index(),
+                        own: true,
+                        action: a.fields,
+                    })
+                    .collect()
             }
-            Cow::Owned(fields) => {
-                for action in records(fields.get("actions")) {
-                    let at = action.index();
-                    let owned = Cow::Owned(action.fields.into_owned());
-                    walk.visit(owned, Some(object_index), at, object_name);
+            Cow::Owned(fields) => records(fields.get("actions"))
+                .into_iter()
+                .map(|a| Member {
+                    at: a.index(),
+                    own: true,
+                    action: Cow::Owned(a.fields.into_owned()),
+                })
+                .collect(),
+        };
+        if let Some(joining) = object_name.and_then(|n| bound.get(n)) {
+            let own = group.len();
+            for &i in joining {
+                let Some(action) = stack_actions.get(i) else {
+                    continue;
+                };
+                // A built stack (`defineStack`'s output) carries each bound
+                // action twice: in `actions` and in its object's `actions`.
+                // The copy the object already holds is the same action.
+                let name = action.name();
+                let echo = group[..own].iter().any(|m| {
+                    m.action.get("name").and_then(Value::as_str) == name
+                        && *m.action == *action.fields
+                });
+                if !echo {
+                    group.push(Member {
+                        at: action.index(),
+                        own: false,
+                        action: action.fields.clone(),
+                    });
                 }
             }
         }
+        sort_by_order(&mut group);
+        for member in group {
+            let location_object = member.own.then_some(object_index);
+            walk.visit(
+                member.action,
+                location_object,
+                member.at,
+                Some(object_index),
+                object_name,
+            );
+        }
     }
-    for action in records(stack.get("actions")) {
-        let at = action.index();
-        walk.visit(action.fields, None, at, None);
+    let mut group: Vec<Member<'a>> = global
+        .into_iter()
+        .filter_map(|i| stack_actions.get(i))
+        .map(|a| Member {
+            at: a.index(),
+            own: false,
+            action: a.fields.clone(),
+        })
+        .collect();
+    sort_by_order(&mut group);
+    for member in group {
+        walk.visit(member.action, None, member.at, None, None);
     }
+}
+
+/// An action in the order of its group (one object's actions, or the
+/// global stack-level actions).
+struct Member<'a> {
+    /// Its lenient index in the collection it was written in.
+    at: usize,
+    /// Written in the object's own `actions` (else in the stack's).
+    own: bool,
+    action: Cow<'a, Map<String, Value>>,
+}
+
+/// Stable-sorts a group of actions by their `order` (a missing or
+/// non-numeric `order` counts as 0), as `defineStack` does when any action
+/// of the group sets one. A built stack is already in that order.
+fn sort_by_order(group: &mut [Member<'_>]) {
+    if !group.iter().any(|m| m.action.contains_key("order")) {
+        return;
+    }
+    let key = |m: &Member<'_>| m.action.get("order").and_then(Value::as_f64).unwrap_or(0.0);
+    group.sort_by(|a, b| {
+        key(a)
+            .partial_cmp(&key(b))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
 }
 
 /// The state of one walk over a stack.
@@ -449,11 +542,16 @@ struct Walk<'w, 'a> {
 }
 
 impl<'a> Walk<'_, 'a> {
+    /// Judges one action. `object_index` is where it is written (`None`:
+    /// the stack's `actions`); `owner` is the object whose actions it
+    /// belongs to (where it is written, or the object a bound stack-level
+    /// action joins), with its name.
     fn visit(
         &mut self,
         action: Cow<'a, Map<String, Value>>,
         object_index: Option<usize>,
         action_index: usize,
+        owner: Option<usize>,
         owner_name: Option<&str>,
     ) {
         let location = Location {
@@ -463,12 +561,14 @@ impl<'a> Walk<'_, 'a> {
         };
         self.ordinal += 1;
         let name = action.get("name").and_then(Value::as_str);
-        let object = action
-            .get("objectName")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .or(owner_name)
-            .map(str::to_owned);
+        // `action.objectName ?? owner.name`: only a missing (or null)
+        // `objectName` is filled; one that is empty or not a string names
+        // no object and is not replaced.
+        let object = match action.get("objectName") {
+            None | Some(Value::Null) => owner_name.map(str::to_owned),
+            Some(Value::String(name)) if !name.is_empty() => Some(name.clone()),
+            Some(_) => None,
+        };
         let skip = |code: SkipCode, reason: String| Skipped {
             action: name.map_or_else(|| format!("#{action_index}"), str::to_owned),
             object: object.clone(),
@@ -507,27 +607,9 @@ impl<'a> Walk<'_, 'a> {
             return;
         };
         let tool_name = objectstack_registry::action_tool_name(name);
-        if let Some(reason) = self.collision(&tool_name) {
-            (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
-            return;
-        }
-
-        let owner = Owner {
-            name: object.as_deref(),
-            object: object
-                .as_deref()
-                .and_then(|n| self.index.get(n))
-                .or_else(|| object_index.and_then(|i| self.index.at(i))),
-        };
-        let row_context = object.is_some() && is_row_context(&action);
-        let definition = definition::build(
-            tool_name.clone(),
-            &action,
-            &owner,
-            self.index,
-            confirmation.is_some(),
-        );
         let destructive = destructive_signal(&action);
+        // As upstream, the warning is raised before the name is checked, so
+        // an action that then collides is still warned about.
         if asserted_safe_despite_destructive(&action) {
             let signal = destructive.map_or("a destructive signal", |d| d.as_source());
             (self.emit)(Event::Warning(Warning {
@@ -543,6 +625,23 @@ impl<'a> Walk<'_, 'a> {
                 location,
             }));
         }
+        if let Some(reason) = self.collision(&tool_name) {
+            (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
+            return;
+        }
+
+        let owner = Owner {
+            name: object.as_deref(),
+            object: owner.and_then(|i| self.index.at(i)),
+        };
+        let row_context = object.is_some() && is_row_context(&action);
+        let definition = definition::build(
+            tool_name.clone(),
+            &action,
+            &owner,
+            self.index,
+            confirmation.is_some(),
+        );
         self.taken.insert(tool_name, location);
         (self.emit)(Event::Registered(Registered {
             definition,

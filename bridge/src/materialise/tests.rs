@@ -325,6 +325,137 @@ fn walks_objects_then_stack_actions_and_fills_object_name() {
 }
 
 #[test]
+fn bound_stack_actions_join_their_object_and_echoes_are_walked_once() {
+    // A built stack carries each bound action twice: in `actions` and in
+    // its object's `actions` (defineStack's merge). The copy is not a
+    // second action; an unbuilt bound action joins its object.
+    let bound = action("bound", json!({"objectName": "a"}));
+    let stack = map(json!({
+        "objects": [
+            {"name": "a", "actions": [action("own", json!({})), bound.clone()]},
+            {"name": "b", "actions": [action("b1", json!({}))]}
+        ],
+        "actions": [
+            action("global", json!({})),
+            bound,
+            action("joins", json!({"objectName": "a"})),
+            action("elsewhere", json!({"objectName": "nowhere"})),
+            action("hidden", json!({"objectName": "a", "ai": {"exposed": false}}))
+        ]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    let names: Vec<_> = m
+        .registered
+        .iter()
+        .map(|r| r.action_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["own", "bound", "joins", "b1", "global", "elsewhere"]
+    );
+    let locations: Vec<_> = m
+        .registered
+        .iter()
+        .map(|r| r.location.to_string())
+        .collect();
+    assert_eq!(
+        locations,
+        [
+            "objects[0].actions[0]",
+            "objects[0].actions[1]",
+            "actions[2]",
+            "objects[1].actions[0]",
+            "actions[0]",
+            "actions[3]"
+        ]
+    );
+    // Skipped once, in its object's place, and no collision anywhere.
+    assert_eq!(m.skipped.len(), 1, "{:?}", m.skipped);
+    assert_eq!(m.skipped[0].action, "hidden");
+    assert_eq!(m.skipped[0].location.ordinal, 3);
+    // A hand-written twin that differs is a second action: it collides.
+    let stack = map(json!({
+        "objects": [{"name": "a", "actions": [action("x", json!({}))]}],
+        "actions": [action("x", json!({"objectName": "a", "label": "Other"}))]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert_eq!(m.registered.len(), 1);
+    assert_eq!(skip_code(&m), Some("name_collision"));
+}
+
+#[test]
+fn groups_are_sorted_by_order_when_one_sets_it() {
+    let stack = map(json!({
+        "objects": [{"name": "a", "actions": [
+            action("third", json!({"order": 5})),
+            action("first", json!({})),
+            action("second", json!({"order": 0})),
+        ]}],
+        "actions": [
+            action("late", json!({"order": 2})),
+            action("early", json!({"order": -1})),
+            action("joins_first", json!({"objectName": "a", "order": -3}))
+        ]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    let names: Vec<_> = m
+        .registered
+        .iter()
+        .map(|r| r.action_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["joins_first", "first", "second", "third", "early", "late"]
+    );
+}
+
+#[test]
+fn object_name_is_filled_only_when_missing() {
+    let stack = map(json!({"objects": [{"name": "task", "actions": [
+        action("missing", json!({"locations": ["list_item"]})),
+        action("null", json!({"objectName": null, "locations": ["list_item"]})),
+        action("empty", json!({"objectName": "", "locations": ["list_item"]})),
+        action("number", json!({"objectName": 5, "locations": ["list_item"]})),
+    ]}]}));
+    let m = run(&stack, Some(&Wiring::ALL));
+    let got: Vec<_> = m
+        .registered
+        .iter()
+        .map(|r| {
+            (
+                r.definition.object_name.clone(),
+                r.definition.parameters["properties"]
+                    .get("recordId")
+                    .is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("task".to_owned()), true),
+            (Some("task".to_owned()), true),
+            (None, false),
+            (None, false)
+        ]
+    );
+}
+
+#[test]
+fn warning_comes_even_when_the_name_then_collides() {
+    let risky = action(
+        "wipe",
+        json!({"mode": "delete", "ai": {"requiresConfirmation": false}}),
+    );
+    let stack = task_stack(json!({}), vec![action("wipe", json!({})), risky]);
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert_eq!(m.registered.len(), 1);
+    assert_eq!(skip_code(&m), Some("name_collision"));
+    assert_eq!(m.warnings.len(), 1);
+    assert_eq!(m.warnings[0].location, m.skipped[0].location);
+}
+
+#[test]
 fn borrows_array_collections_and_copies_map_ones() {
     let stack = task_stack(json!({}), vec![action("a", json!({}))]);
     let m = materialise(&stack, None, &|_| false);
@@ -656,6 +787,50 @@ fn stack_level_actions_read_fields_of_their_object_name() {
 }
 
 #[test]
+fn fields_come_from_the_object_holding_the_action_not_its_object_name() {
+    let stack = map(json!({"objects": [
+        {"name": "task", "fields": {"hours": {"label": "Task hours", "type": "number"}},
+         "actions": [action("a", json!({"objectName": "invoice", "params": [{"field": "hours"}]}))]},
+        {"name": "invoice", "fields": {"hours": {"label": "Invoice hours", "type": "text"}}}
+    ]}));
+    let m = run(&stack, Some(&Wiring::ALL));
+    let d = &m.registered[0].definition;
+    assert_eq!(d.object_name.as_deref(), Some("invoice"));
+    assert_eq!(
+        d.parameters["properties"]["hours"],
+        json!({"type": "number", "description": "Task hours"})
+    );
+}
+
+#[test]
+fn object_override_reads_the_last_object_of_a_name() {
+    let stack = map(json!({"objects": [
+        {"name": "task", "actions": [action("a", json!({"params": [
+            {"field": "amount", "objectOverride": "invoice"}
+        ]}))]},
+        {"name": "invoice", "fields": {"amount": {"label": "First", "type": "text"}}},
+        {"name": "invoice", "fields": {"amount": {"label": "Last", "type": "currency"}}}
+    ]}));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert_eq!(
+        m.registered[0].definition.parameters["properties"]["amount"],
+        json!({"type": "number", "description": "Last"})
+    );
+}
+
+#[test]
+fn map_fields_are_looked_up_by_key() {
+    let p = params_with_fields(
+        json!({"hours": {"name": "effort", "label": "Hours", "type": "number"}}),
+        json!({"params": [{"field": "hours"}, {"field": "effort"}]}),
+    );
+    assert_eq!(
+        p["properties"],
+        json!({"hours": {"type": "number", "description": "Hours"}, "effort": {"type": "string"}})
+    );
+}
+
+#[test]
 fn label_and_help_text() {
     let cases = [
         (
@@ -707,12 +882,157 @@ fn options_shapes() {
         p["properties"]["x"],
         json!({"type": "array", "items": {"type": "string", "enum": ["a"]}})
     );
-    // Param options that are not an array defer to the field's.
-    let p = params_with_fields(
-        task_fields(),
-        json!({"params": [{"field": "status", "options": "x"}]}),
+    // `param.options ?? field.options`: param options that are given,
+    // even unusable ones, hide the field's; `null` defers to them.
+    for (options, expected) in [
+        (json!("x"), None),
+        (json!([]), None),
+        (json!([5]), None),
+        (json!(null), Some(json!(["open", "done"]))),
+    ] {
+        let p = params_with_fields(
+            task_fields(),
+            json!({"params": [{"field": "status", "options": options.clone()}]}),
+        );
+        assert_eq!(
+            p["properties"]["status"].get("enum"),
+            expected.as_ref(),
+            "{options}"
+        );
+    }
+}
+
+#[test]
+fn array_items_follow_the_options_source() {
+    let cases = [
+        // No options, empty options or options that are not a list: items
+        // of strings.
+        (json!({}), Some(json!({"type": "string"}))),
+        (json!({"options": []}), Some(json!({"type": "string"}))),
+        (json!({"options": "x"}), Some(json!({"type": "string"}))),
+        // Options with no string value: no enum and, as upstream, no items.
+        (json!({"options": [1, {"value": 2}]}), None),
+        (
+            json!({"options": [1, "a"]}),
+            Some(json!({"type": "string", "enum": ["a"]})),
+        ),
+    ];
+    for (extra, expected) in cases {
+        let mut param = map(json!({"name": "x", "type": "checkboxes"}));
+        param.extend(map(extra.clone()));
+        let p = params(json!({"params": [param]}));
+        let x = &p["properties"]["x"];
+        assert_eq!(x["type"], "array", "{extra}");
+        assert_eq!(x.get("items"), expected.as_ref(), "{extra}");
+        assert!(x.get("enum").is_none(), "{extra}");
+    }
+}
+
+#[test]
+fn param_type_and_help_follow_nullish_coalescing() {
+    let fields = json!({"n": {"type": "number", "label": "N", "description": "Field help"}});
+    let cases = [
+        // Given but not a string: no field fallback, a string.
+        (
+            json!({"field": "n", "type": 5}),
+            json!({"type": "string", "description": "N \u{2014} Field help"}),
+        ),
+        (
+            json!({"field": "n", "type": null}),
+            json!({"type": "number", "description": "N \u{2014} Field help"}),
+        ),
+        // An empty or non-string help text hides the field's description.
+        (
+            json!({"field": "n", "helpText": ""}),
+            json!({"type": "number", "description": "N"}),
+        ),
+        (
+            json!({"field": "n", "helpText": 7}),
+            json!({"type": "number", "description": "N"}),
+        ),
+        (
+            json!({"field": "n", "helpText": null}),
+            json!({"type": "number", "description": "N \u{2014} Field help"}),
+        ),
+        // An empty param label is a label: dropped, not replaced.
+        (
+            json!({"field": "n", "label": ""}),
+            json!({"type": "number", "description": "Field help"}),
+        ),
+    ];
+    for (param, expected) in cases {
+        let p = params_with_fields(fields.clone(), json!({"params": [param.clone()]}));
+        assert_eq!(p["properties"]["n"], expected, "{param}");
+    }
+}
+
+#[test]
+fn param_names_follow_nullish_coalescing() {
+    let p = params(json!({"params": [
+        {"name": "", "field": "f1"},      // an empty name drops the param
+        {"name": null, "field": "f2"},    // null: the field names it
+        {"name": 5, "field": "f3"},       // not a string: treated as absent
+        {"field": ""},                    // nothing to name it
+        {"label": "no name"}
+    ]}));
+    let keys: Vec<_> = p["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["f2", "f3"]);
+}
+
+#[test]
+fn integer_like_property_names_come_first_as_in_javascript() {
+    let p = params(json!({
+        "locations": ["record_header"],
+        "params": [{"name": "b"}, {"name": "10"}, {"name": "2"}, {"name": "01"}],
+        "ai": {"paramHints": {"7": {"description": "from a hint"}}}
+    }));
+    let keys: Vec<_> = p["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["2", "7", "10", "recordId", "b", "01"]);
+}
+
+#[test]
+fn copied_values_list_keys_in_javascript_order() {
+    let m = one(json!({
+        "params": [{"name": "x", "defaultValue": {"b": 1, "2": 2, "1": 1}}],
+        "ai": {"outputSchema": {"type": "object", "properties": {"z": {}, "3": {"b": 1, "0": 0}}}}
+    }));
+    let d = &m.registered[0].definition;
+    let text = serde_json::to_string(d).unwrap();
+    assert!(text.contains(r#""default":{"1":1,"2":2,"b":1}"#), "{text}");
+    assert!(
+        text.contains(
+            r#""outputSchema":{"type":"object","properties":{"3":{"0":0,"b":1},"z":{}}}"#
+        ),
+        "{text}"
     );
-    assert_eq!(p["properties"]["status"]["enum"], json!(["open", "done"]));
+    assert!(d.description.ends_with("\n\nReturns an object with: 3, z."));
+}
+
+#[test]
+fn returns_line_reads_an_array_of_properties_as_object_keys_does() {
+    let m = one(json!({"ai": {"outputSchema": {"properties": ["a", "b"]}}}));
+    assert!(
+        m.registered[0]
+            .definition
+            .description
+            .ends_with("\n\nReturns an object with: 0, 1."),
+        "{}",
+        m.registered[0].definition.description
+    );
+    for properties in [json!({}), json!([]), json!("ab"), json!(null)] {
+        let m = one(json!({"ai": {"outputSchema": {"properties": properties.clone()}}}));
+        assert_eq!(m.registered[0].definition.description, DESC, "{properties}");
+    }
 }
 
 #[test]
@@ -747,11 +1067,16 @@ fn required_fallbacks_and_no_duplicates() {
                 {"field": "hours", "required": true},      // param says required
                 {"name": "free"},                          // neither: optional
                 {"name": "recordId", "required": true},    // duplicate of the injected one
-                {"name": "flag", "required": "yes"}        // not a boolean: optional
+                {"name": "flag", "required": "yes"},       // truthy, as Boolean("yes")
+                {"name": "zero", "required": 0},           // falsy
+                {"field": "status", "name": "nul", "required": null} // null: the field decides
             ]
         }),
     );
-    assert_eq!(p["required"], json!(["recordId", "status", "hours"]));
+    assert_eq!(
+        p["required"],
+        json!(["recordId", "status", "hours", "flag", "nul"])
+    );
     let p = params_with_fields(
         task_fields(),
         json!({"params": [{"field": "status", "required": false}]}),

@@ -175,6 +175,12 @@ fn node(
         out.insert("additionalProperties".into(), Value::Bool(false));
     }
 
+    // Strict modes want every array to say what it holds. An array the
+    // bridge made without `items` (options none of whose values is a
+    // string) holds strings, as every array parameter does.
+    if src.get("type").and_then(Value::as_str) == Some("array") && !out.contains_key("items") {
+        out.insert("items".into(), serde_json::json!({"type": "string"}));
+    }
     check_enum(&mut out, d, stats, path);
     if let Some(Value::String(s)) = out.get("const") {
         stats.string_chars += s.chars().count();

@@ -68,8 +68,8 @@ enum Sub {
         #[arg(long, value_parser = parse_state)]
         state: Option<State>,
         /// At most this many.
-        #[arg(long)]
-        limit: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        limit: Option<u64>,
     },
     /// Show one pending action in full, with the input and its SHA-256.
     Show {
@@ -152,6 +152,11 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
             digits.push(c);
             continue;
         }
+        if c == '.' || c == ',' {
+            return Err(format!(
+                "`{s}` has a fraction: write whole numbers of smaller units (1h30m, not 1.5h)"
+            ));
+        }
         let unit: u64 = match c {
             's' => 1,
             'm' => 60,
@@ -185,7 +190,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let queue = ApprovalQueue::new(Arc::new(store));
     let json = args.format == Format::Json;
     let outcome = match args.command {
-        Sub::List { state, limit } => list(&queue, state, limit, json),
+        Sub::List { state, limit } => list(
+            &queue,
+            state,
+            limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            json,
+        ),
         Sub::Show { id } => queue
             .get(&id)
             .map(|row| if json { to_json(&row) } else { show(&row) }),
@@ -230,19 +240,55 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     };
     match outcome {
         Ok(text) => {
-            write_stdout(&text)?;
+            // JSON escapes what a terminal would act on; text does not.
+            write_stdout(&if json { text } else { terminal_safe(&text) })?;
             Ok(EXIT_OK)
         }
-        Err(ApprovalError::Store(e)) => Err(e).context("the approval queue failed"),
+        Err(ApprovalError::Store(e)) => Err(anyhow::anyhow!("{}", terminal_safe(&e.to_string())))
+            .context("the approval queue failed"),
         Err(e) => {
             if json {
                 write_stdout(&pretty(&json!({"error": error_json(&e)})))?;
             } else {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", terminal_safe(&e.to_string()));
             }
             Ok(EXIT_FINDINGS)
         }
     }
+}
+
+/// `text` with every character a terminal would act on, or that reorders
+/// or hides what follows it, written as a `\uXXXX` escape: the queue holds
+/// what a model proposed, and what the approver reads must be what is
+/// stored. Newlines and tabs stay.
+fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let hidden = matches!(
+            c,
+            '\u{061c}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+        );
+        if (c.is_control() && c != '\n' && c != '\t') || hidden {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` left-aligned in `width` characters (a `{:<w$}` width above
+/// u16::MAX panics, and a stored id can be that long).
+fn pad(text: &str, width: usize) -> String {
+    let fill = width.saturating_sub(text.chars().count());
+    let mut out = String::with_capacity(text.len() + fill);
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(' ', fill));
+    out
 }
 
 fn write_stdout(text: &str) -> anyhow::Result<()> {
@@ -345,6 +391,7 @@ fn list(
                 r.proposer.id.clone(),
                 format_timestamp(r.created_at),
             ]
+            .map(|cell| terminal_safe(&cell))
         })
         .collect();
     let mut widths = header.map(str::len);
@@ -360,7 +407,8 @@ fn list(
             if i + 1 == cols.len() {
                 l.push_str(c);
             } else {
-                let _ = write!(l, "{c:<w$}  ");
+                l.push_str(&pad(c, w));
+                l.push_str("  ");
             }
         }
         out.push_str(l.trim_end());
@@ -570,7 +618,19 @@ mod tests {
         for bad in ["", "24", "h", "3x", "1.5h", "99999999999999999999d"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+        assert!(parse_duration("1.5h").unwrap_err().contains("1h30m, not 1.5h"));
         assert_eq!(human_duration(Duration::from_secs(5400)), "1h30m");
         assert_eq!(human_duration(Duration::from_secs(86_401)), "1d1s");
+    }
+
+    #[test]
+    fn terminal_output_escapes_what_a_terminal_acts_on() {
+        assert_eq!(terminal_safe("a\tb\nc"), "a\tb\nc");
+        assert_eq!(terminal_safe("x\u{1b}[2Jy"), "x\\u001b[2Jy");
+        assert_eq!(terminal_safe("\u{9b}31m"), "\\u009b31m");
+        assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u202efed");
+        assert_eq!(terminal_safe("😀 é"), "😀 é");
+        assert_eq!(pad("ab", 4), "ab  ");
+        assert_eq!(pad(&"x".repeat(70_000), 2).len(), 70_000);
     }
 }

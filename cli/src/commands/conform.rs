@@ -129,7 +129,6 @@ fn read_dump(path: &Path) -> anyhow::Result<Value> {
     }
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let text = objectstack_spec::parse::decode_utf8(&bytes)
-        .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
-    objectstack_spec::parse::parse_value(text)
-        .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
+        .map_err(|e| crate::input::located(path, &bytes, &e))?;
+    objectstack_spec::parse::parse_value(text).map_err(|e| crate::input::located(path, &bytes, &e))
 }

@@ -120,17 +120,30 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             })
         })
         .collect();
-    let mut unusable = false;
+    let mut unusable = 0usize;
     let mut docs = Vec::new();
     for result in loaded {
         match result {
             Ok(l) => docs.push(l),
             Err(err) => {
-                unusable = true;
+                unusable += 1;
                 eprintln!("error: {err:#}");
             }
         }
     }
+    if docs.is_empty() {
+        // Nothing was linted: a "no findings" report would say otherwise.
+        return Ok(EXIT_UNUSABLE);
+    }
+    if unusable > 0 && args.write_baseline.is_some() {
+        eprintln!(
+            "error: not writing the baseline: {unusable} file(s) could not be read, and their \
+             findings would be dropped from it; fix them and run again"
+        );
+        std::mem::forget(docs);
+        return Ok(EXIT_UNUSABLE);
+    }
+    let unusable = unusable > 0;
 
     let sources: Vec<Source<'_>> = docs
         .iter()

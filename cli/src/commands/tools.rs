@@ -293,16 +293,22 @@ fn write_human(
             .max()
             .unwrap_or(0);
         let w_status = w_status.max(headers.1.len());
+        // Padded by hand: a `{:<w$}` width above u16::MAX panics, and an
+        // action name can be that long.
         writeln!(
             out,
-            "{:<w_action$}  {:<w_status$}  {}",
-            headers.0, headers.1, headers.2
+            "{}  {}  {}",
+            pad(headers.0, w_action),
+            pad(headers.1, w_status),
+            headers.2
         )?;
         for r in &rows {
             writeln!(
                 out,
-                "{:<w_action$}  {:<w_status$}  {}",
-                r.action, r.status, r.change
+                "{}  {}  {}",
+                pad(&r.action, w_action),
+                pad(&r.status, w_status),
+                r.change
             )?;
         }
     }
@@ -344,6 +350,15 @@ fn write_human(
         }
     }
     Ok(())
+}
+
+/// `text` left-aligned in `width` characters.
+fn pad(text: &str, width: usize) -> String {
+    let fill = width.saturating_sub(text.chars().count());
+    let mut out = String::with_capacity(text.len() + fill);
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(' ', fill));
+    out
 }
 
 /// What would make a skipped action register, in a few words.

@@ -203,8 +203,6 @@ fn load(path: &Path) -> Result<Loaded, Unusable> {
             .unwrap_or(message);
         let message = if is_binary(&bytes) {
             format!("{message} (this looks like a binary file, not a JSON stack)")
-        } else if message.contains("recursion limit") {
-            format!("{message}: the JSON nests more than 128 levels deep")
         } else {
             message
         };

@@ -89,10 +89,14 @@ fn section(out: &mut String, caps: &Capabilities, head: &str, grants: &Grants) {
                 })
             })
             .collect();
+        // Padded by hand: a `{:<width$}` width above u16::MAX panics, and
+        // a tool name can be that long.
+        let fill = width.saturating_sub(tool.name.chars().count());
         let _ = writeln!(
             out,
-            "    {:<width$}  {}; via {}",
+            "    {}{}  {}; via {}",
             tool.name,
+            " ".repeat(fill),
             describe(caps, tool),
             via.join(", ")
         );
