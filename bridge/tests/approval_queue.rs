@@ -356,7 +356,11 @@ fn refused_files_are_left_untouched() {
     std::fs::write(&empty, b"").unwrap();
     let err = SqliteStore::open_existing(&empty).unwrap_err();
     assert!(err.to_string().contains("the file is empty"), "{err}");
-    assert_eq!(std::fs::read(&empty).unwrap(), b"", "an empty file stays empty");
+    assert_eq!(
+        std::fs::read(&empty).unwrap(),
+        b"",
+        "an empty file stays empty"
+    );
 
     let err = SqliteStore::open_existing(&dir).unwrap_err();
     assert!(

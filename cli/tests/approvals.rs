@@ -332,14 +332,25 @@ fn stored_text_cannot_drive_the_terminal_or_panic_the_table() {
     .unwrap();
     drop(conn);
     let out = text(&run(&f.db, &["list"]), 0);
-    assert!(out.lines().any(|l| l.starts_with(&long_id)), "the long id is listed");
+    assert!(
+        out.lines().any(|l| l.starts_with(&long_id)),
+        "the long id is listed"
+    );
     let out = text(&run(&f.db, &["show", &f.rows[0].id]), 0);
-    assert!(!out.contains('\u{1b}') && !out.contains('\u{202e}'), "{out}");
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{202e}'),
+        "{out}"
+    );
     assert!(out.contains("conversation conv\\u001b[2J"), "{out}");
-    let json: Value =
-        serde_json::from_str(&text(&run(&f.db, &["show", &f.rows[0].id, "--format", "json"]), 0))
-            .unwrap();
-    assert_eq!(json["conversationId"], "conv\u{1b}[2J", "JSON keeps the stored text");
+    let json: Value = serde_json::from_str(&text(
+        &run(&f.db, &["show", &f.rows[0].id, "--format", "json"]),
+        0,
+    ))
+    .unwrap();
+    assert_eq!(
+        json["conversationId"], "conv\u{1b}[2J",
+        "JSON keeps the stored text"
+    );
 }
 
 #[test]
@@ -364,6 +375,17 @@ fn refused_files_are_left_as_they_were() {
     text(&out, 2);
     assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
     text(&run(&f.db, &["list", "--limit", "0"]), 2);
+    // In JSON mode an unusable file is a JSON error too.
+    let out = run(&other, &["--format", "json", "list"]);
+    let json: Value = serde_json::from_str(&text(&out, 2)).unwrap();
+    assert_eq!(json["error"]["code"], "unusable");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("something else"),
+        "{json}"
+    );
 }
 
 #[test]

@@ -375,7 +375,11 @@ fn no_usable_file_prints_no_report() {
     fs::write(dir.join("empty.json"), "").unwrap();
     let o = run_in(&dir, &["lint", "empty.json", "missing.json"]);
     assert_eq!(code(&o), 2);
-    assert_eq!(stdout(&o), "", "nothing was linted, so no `no findings` line");
+    assert_eq!(
+        stdout(&o),
+        "",
+        "nothing was linted, so no `no findings` line"
+    );
     // An empty file's error points at line 1, column 1 (serde_json says 0).
     assert!(stderr(&o).contains("empty.json:1:1: EOF"), "{}", stderr(&o));
     let o = run_in(&dir, &["lint", "empty.json", "--format", "sarif"]);
@@ -411,6 +415,32 @@ fn a_baseline_is_not_overwritten_from_partial_input() {
         before,
         "b.json's accepted findings are kept"
     );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_report_never_overwrites_an_input() {
+    let dir = scratch("overwrite");
+    fs::copy(workspace().join(HOTCRM), dir.join("stack.json")).unwrap();
+    let before = fs::read(dir.join("stack.json")).unwrap();
+    for args in [
+        &["lint", "stack.json", "--report", "sarif=stack.json"][..],
+        &["lint", "stack.json", "--report", "json=./stack.json"],
+        &["lint", "stack.json", "--write-baseline", "stack.json"],
+    ] {
+        let o = run_in(&dir, args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(
+            stderr(&o).contains("is one of the files to lint"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(
+            fs::read(dir.join("stack.json")).unwrap(),
+            before,
+            "{args:?}"
+        );
+    }
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -79,7 +79,7 @@ pub enum ConfigError {
     /// The file is not valid TOML of the expected shape.
     #[error("{file}: {message}")]
     Syntax {
-        /// The file.
+        /// The file, with `:line:column` when the problem has a place.
         file: String,
         /// What the TOML reader said.
         message: String,
@@ -116,9 +116,16 @@ impl Config {
     /// Reads the TOML text of a configuration file (`file` names it in
     /// errors).
     pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
-        let parsed: ConfigFile = toml::from_str(text).map_err(|e| ConfigError::Syntax {
-            file: file.to_owned(),
-            message: e.message().to_owned(),
+        let parsed: ConfigFile = toml::from_str(text).map_err(|e| {
+            // `file:line:column: message`, as every other input error.
+            let at = e.span().map_or_else(String::new, |span| {
+                let (line, column) = objectstack_spec::parse::line_column_at(text, span.start);
+                format!(":{line}:{column}")
+            });
+            ConfigError::Syntax {
+                file: format!("{file}{at}"),
+                message: e.message().to_owned(),
+            }
         })?;
         let mut config = Config::default();
         for (id, level) in parsed.rules {
@@ -287,6 +294,14 @@ mod tests {
         cli.set(INERT, Level::Allow).unwrap();
         file.merge(&cli);
         assert_eq!(file.level(INERT), Some(Level::Allow));
+    }
+
+    #[test]
+    fn syntax_errors_say_where() {
+        let err = Config::parse("[rules]\nfoo = [\n", "lint.toml").unwrap_err();
+        assert!(err.to_string().starts_with("lint.toml:2:8: "), "{err}");
+        let err = Config::parse("rules = 5\n", "lint.toml").unwrap_err();
+        assert!(err.to_string().starts_with("lint.toml:1:9: "), "{err}");
     }
 
     #[test]

@@ -407,11 +407,10 @@ fn a_tool_name_longer_than_a_format_width_renders() {
         "agents": [{"name": "a", "label": "A", "skills": ["s"]}],
     })));
     let text = render(&caps, Format::Text, None);
-    let line = text
-        .lines()
-        .find(|l| l.contains(&name))
-        .unwrap();
-    assert!(line.starts_with(&format!("    {name}  ")), "{}", &line[..80]);
+    // The effective-tools line: the name, two spaces, what it is, who grants it.
+    let granted = format!("    {name}  ");
+    let line = text.lines().find(|l| l.starts_with(&granted)).unwrap();
+    assert!(line.ends_with("; via s"), "{}", &line[line.len() - 80..]);
 }
 
 #[test]

@@ -99,9 +99,7 @@ fn character_column(text: &str, line: usize, byte_column: usize) -> (usize, usiz
     let line_start = if line <= 1 {
         Some(0)
     } else {
-        text.match_indices('\n')
-            .nth(line - 2)
-            .map(|(i, _)| i + 1)
+        text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
     };
     match line_start {
         Some(start) if byte_column > 0 => {

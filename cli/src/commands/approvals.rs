@@ -35,7 +35,7 @@ use objectstack_bridge::approval::{
 };
 use serde_json::{Value, json};
 
-use crate::{EXIT_FINDINGS, EXIT_OK};
+use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 
 /// Arguments of `objectstack-ai approvals`.
 #[derive(Debug, clap::Args)]
@@ -185,10 +185,23 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
-    let store = SqliteStore::open_existing(&args.db)
-        .with_context(|| format!("cannot open the approval queue {}", args.db.display()))?;
-    let queue = ApprovalQueue::new(Arc::new(store));
     let json = args.format == Format::Json;
+    let store = match SqliteStore::open_existing(&args.db) {
+        Ok(store) => store,
+        Err(e) => {
+            let message = format!("cannot open the approval queue {}: {e}", args.db.display());
+            if json {
+                // As documented: in JSON mode errors are JSON too.
+                write_stdout(&pretty(
+                    &json!({"error": {"code": "unusable", "message": message}}),
+                ))?;
+            } else {
+                eprintln!("error: {}", terminal_safe(&message));
+            }
+            return Ok(EXIT_UNUSABLE);
+        }
+    };
+    let queue = ApprovalQueue::new(Arc::new(store));
     let outcome = match args.command {
         Sub::List { state, limit } => list(
             &queue,
@@ -618,7 +631,11 @@ mod tests {
         for bad in ["", "24", "h", "3x", "1.5h", "99999999999999999999d"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
-        assert!(parse_duration("1.5h").unwrap_err().contains("1h30m, not 1.5h"));
+        assert!(
+            parse_duration("1.5h")
+                .unwrap_err()
+                .contains("1h30m, not 1.5h")
+        );
         assert_eq!(human_duration(Duration::from_secs(5400)), "1h30m");
         assert_eq!(human_duration(Duration::from_secs(86_401)), "1d1s");
     }

@@ -94,6 +94,28 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         args.files.clone()
     };
 
+    // A report or baseline written over a stack file would destroy it.
+    let inputs: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .collect();
+    let outputs = args
+        .report
+        .iter()
+        .map(|(_, path)| path)
+        .chain(&args.write_baseline);
+    for output in outputs {
+        if let Ok(target) = std::fs::canonicalize(output)
+            && inputs.contains(&target)
+        {
+            eprintln!(
+                "error: {} is one of the files to lint; write the report or baseline to another path",
+                output.display()
+            );
+            return Ok(EXIT_UNUSABLE);
+        }
+    }
+
     let cli_levels = cli_config(&args)?;
     let fixed_config = match &args.config {
         Some(path) => Some(Config::load(path)?),
