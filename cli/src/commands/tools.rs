@@ -10,7 +10,9 @@
 //! Formats: `json` (the default) prints `{"registered": [AIToolDefinition],
 //! "skipped": [{action, object, code, reason}], "warnings": [{action,
 //! object, code, warning}]}` in walk order (objects in document order,
-//! each object's actions in order, then the stack-level actions), streamed
+//! each object's actions in order, a stack-level action bound to an object
+//! joining that object's actions, each group sorted by `order` when one
+//! sets it, then the unbound stack-level actions), streamed
 //! as the definitions are made; `human` prints the "AI exposure" table;
 //! `mcp` (a `tools/list` result), `openai` and `anthropic` (the `tools`
 //! array of a request) print the registered tools as that API takes them,
