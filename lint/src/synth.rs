@@ -2,8 +2,9 @@
 //! (and `cargo xtask bench-data`).
 //!
 //! For `N` skill references the stack has `N / 10` AI-exposed script
-//! actions spread over objects of 50, `N / 50` tool records (each bound to
-//! an action), and skills of 20 references each. Of the references, the
+//! actions spread over objects of 50, `N / 50` tool records (each with a
+//! label, parameters and a binding to an action), and skills of 20
+//! references each; the stack lints clean apart from the planted misses. Of the references, the
 //! chosen percentage miss: 70 % one-letter typos of real names
 //! (substitution, insertion or deletion of a lowercase letter, never
 //! landing on a real name) and 30 % random 12-letter words. Of the hits,
@@ -577,6 +578,20 @@ mod tests {
         let platform = objectstack_registry::all_names().count();
         assert_eq!(&names[platform..platform + tools.len()], tools.as_slice());
         assert_eq!(names.len(), platform + tools.len() + 100);
+    }
+
+    #[test]
+    fn the_only_findings_are_the_planted_misses() {
+        let json = generate(&config(2_000, 5.0));
+        let root = objectstack_spec::parse::parse_document(json.as_bytes()).unwrap();
+        let findings = crate::lint(&crate::Source {
+            file: "synth.json",
+            text: Some(&json),
+            root: &root,
+        });
+        let rules: HashSet<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+        assert_eq!(rules, HashSet::from(["ai-skill-tool-unresolved"]));
+        assert_eq!(findings.len(), 100);
     }
 
     #[test]
