@@ -9,7 +9,7 @@
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
-use objectstack_spec::materialise::materialises;
+use objectstack_spec::materialise::{ConfirmationReason, materialises, needs_confirmation};
 use objectstack_spec::path::JsonPath;
 
 use crate::finding::{Finding, Severity};
@@ -144,6 +144,10 @@ pub(crate) struct Context<'s, 'a> {
     pub(crate) actions_by_name: HashMap<&'s str, Vec<usize>>,
     /// Names of actions that do not materialise.
     pub(crate) unexposed: HashSet<&'s str>,
+    /// For each action name, the first action of that name (in scan order)
+    /// that materialises and needs confirmation, with the reason; decided
+    /// once per action, so rules pay one lookup per reference.
+    pub(crate) needs_approval: HashMap<&'s str, (usize, ConfirmationReason)>,
     /// Indexed candidate lists for "did you mean" over action, flow and
     /// skill names, built on first use.
     action_names: OnceCell<Universe>,
@@ -185,12 +189,16 @@ impl<'s, 'a> Context<'s, 'a> {
         );
         let mut actions_by_name: HashMap<&'s str, Vec<usize>> = HashMap::new();
         let mut unexposed = HashSet::new();
+        let mut needs_approval = HashMap::new();
         for (i, action) in stack.actions.iter().enumerate() {
             let Some(name) = action.entry.name() else {
                 continue;
             };
             actions_by_name.entry(name).or_default().push(i);
             if materialises(action.entry.fields()) {
+                if let Some(reason) = needs_confirmation(action.entry.fields()) {
+                    needs_approval.entry(name).or_insert((i, reason));
+                }
                 names.push(objectstack_registry::action_tool_name(name));
             } else {
                 unexposed.insert(name);
@@ -201,6 +209,7 @@ impl<'s, 'a> Context<'s, 'a> {
             universe: Universe::new(names),
             actions_by_name,
             unexposed,
+            needs_approval,
             action_names: OnceCell::new(),
             flow_names: OnceCell::new(),
             skill_names: OnceCell::new(),

@@ -2,7 +2,6 @@
 //! exists where the approval queue is wired.
 
 use objectstack_registry::ACTION_PREFIX;
-use objectstack_spec::materialise::{materialises, needs_confirmation};
 use serde_json::Value;
 
 use crate::finding::Severity;
@@ -68,13 +67,11 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
             else {
                 continue;
             };
-            let Some((action, reason)) = cx.actions_named(action_name).find_map(|a| {
-                let fields = a.entry.fields();
-                if !materialises(fields) {
-                    return None;
-                }
-                needs_confirmation(fields).map(|r| (a, r))
-            }) else {
+            let Some((action, reason)) = cx
+                .needs_approval
+                .get(action_name)
+                .and_then(|&(i, reason)| cx.stack.actions.get(i).map(|a| (a, reason)))
+            else {
                 continue;
             };
             let reference = format!("{ACTION_PREFIX}{action_name}");
