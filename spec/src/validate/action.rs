@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar};
 use super::keys::{Shape, check_keys};
-use super::stack::{Entry, duplicates, record_name};
-use super::{Anchor, Diagnostic, DiagnosticId, ai};
+use super::stack::{Entry, duplicates, duplicates_as, record_name};
+use super::{Anchor, Diagnostic, DiagnosticId, Severity, ai};
 use crate::model::{
     ActionLocation, ActionMode, ActionOperation, ActionType, ActionVariant, HttpMethod,
 };
@@ -351,7 +351,15 @@ fn params(
             names.push(name);
         }
     }
-    duplicates(cx, &names, "param", &format!("the params of {who}"));
+    // Upstream accepts two params with one name (the later one wins in
+    // the tool's properties), so this is a warning, not an error.
+    duplicates_as(
+        cx,
+        &names,
+        "param",
+        &format!("the params of {who}"),
+        Severity::Warning,
+    );
     Some(declared)
 }
 
@@ -482,6 +490,25 @@ mod tests {
         let d = run(json!({"actions": [{"name": "mark_done", "type": "update"}]}));
         assert_eq!(d.len(), 1);
         assert!(d[0].fix.contains("\"operation\": \"update\""));
+    }
+
+    #[test]
+    fn duplicate_params_are_a_warning_not_an_error() {
+        // Upstream's ActionSchema accepts two params with one name.
+        let d = run(
+            json!({"actions": [{"name": "defer", "label": "Defer", "params": [
+                {"name": "until", "type": "date"},
+                {"name": "until", "type": "text"}
+            ]}]}),
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].id.as_str(), "spec-duplicate-name");
+        assert_eq!(d[0].path.to_string(), "actions[0].params[1].name");
+        assert!(!d[0].is_error());
+        // Duplicate actions stay errors.
+        let d = run(json!({"actions": [{"name": "defer"}, {"name": "defer"}]}));
+        assert_eq!(d.len(), 1);
+        assert!(d[0].is_error());
     }
 
     #[test]

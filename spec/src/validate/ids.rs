@@ -207,7 +207,8 @@ impl DiagnosticId {
                  definitions.\n\n\
                  Why it matters: consumers key records by name: the second definition is ignored, \
                  collides (`action_<name>` registered twice) or is refused when stacks are \
-                 composed.\n\n\
+                 composed. Two params of one action with the same name are only a warning \
+                 (upstream accepts them; the later one wins).\n\n\
                  Fix: rename one of them, or delete the copy."
             }
             DiagnosticId::ComposeConflict => {

@@ -172,6 +172,24 @@ pub(crate) fn duplicates(
     noun: &str,
     scope: &str,
 ) {
+    duplicates_as(
+        cx,
+        names,
+        noun,
+        scope,
+        DiagnosticId::DuplicateName.default_severity(),
+    );
+}
+
+/// [`duplicates`] with a given severity (a duplicate param is only a
+/// warning: upstream accepts it, and the bridge keeps one entry).
+pub(crate) fn duplicates_as(
+    cx: &mut Cx,
+    names: &[(String, JsonPath, Anchor)],
+    noun: &str,
+    scope: &str,
+    severity: Severity,
+) {
     let mut first: std::collections::HashMap<&str, &JsonPath> = std::collections::HashMap::new();
     for (name, path, anchor) in names {
         match first.get(name.as_str()) {
@@ -193,7 +211,7 @@ pub(crate) fn duplicates(
                     message: format!("{noun} `{name}` is first defined here"),
                 });
                 d.anchor = *anchor;
-                cx.push(d);
+                cx.push(d.with_severity(severity));
             }
         }
     }
