@@ -91,7 +91,7 @@ fn suggest(c: &mut Criterion) {
         b.iter(|| {
             sample
                 .iter()
-                .filter(|r| linear(universe.names(), r).is_some())
+                .filter(|r| universe.suggest_linear(r).is_some())
                 .count()
         })
     });
@@ -120,36 +120,6 @@ fn render_formats(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-/// Upstream's `suggest2` as a plain scan (the baseline the index beats).
-fn linear<'n>(names: &'n [String], target: &str) -> Option<&'n str> {
-    use objectstack_spec::text::{levenshtein_units, utf16_len};
-    if let Some(hit) = names
-        .iter()
-        .find(|n| n.strip_prefix("action_") == Some(target))
-    {
-        return Some(hit);
-    }
-    let len = utf16_len(target);
-    let units: Vec<u16> = target.encode_utf16().collect();
-    let mut best: Option<(&str, usize)> = None;
-    for name in names {
-        let score = if len >= 3 && (name.contains(target) || target.contains(name.as_str())) {
-            utf16_len(name).abs_diff(len)
-        } else {
-            let other: Vec<u16> = name.encode_utf16().collect();
-            let d = levenshtein_units(&units, &other);
-            if d > 2.max(len / 3) {
-                continue;
-            }
-            100 + d
-        };
-        if best.is_none_or(|(_, s)| score < s) {
-            best = Some((name, score));
-        }
-    }
-    best.map(|(n, _)| n)
 }
 
 criterion_group! {

@@ -129,7 +129,7 @@ fn main() {
     let (linear_answers, linear) = timed(|| {
         sample
             .iter()
-            .map(|(_, r)| linear_scan(universe.names(), r))
+            .map(|(_, r)| universe.suggest_linear(r))
             .collect::<Vec<_>>()
     });
     for ((i, r), expected) in sample.iter().zip(&linear_answers) {
@@ -247,34 +247,4 @@ fn ms(d: Duration) -> String {
 
 fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64().max(1e-9)
-}
-
-/// Upstream's `suggest2` as a plain scan over the universe in order.
-fn linear_scan<'n>(names: &'n [String], target: &str) -> Option<&'n str> {
-    use objectstack_spec::text::{levenshtein_units, utf16_len};
-    if let Some(hit) = names
-        .iter()
-        .find(|n| n.strip_prefix("action_") == Some(target))
-    {
-        return Some(hit);
-    }
-    let len = utf16_len(target);
-    let units: Vec<u16> = target.encode_utf16().collect();
-    let mut best: Option<(&str, usize)> = None;
-    for name in names {
-        let score = if len >= 3 && (name.contains(target) || target.contains(name.as_str())) {
-            utf16_len(name).abs_diff(len)
-        } else {
-            let other: Vec<u16> = name.encode_utf16().collect();
-            let d = levenshtein_units(&units, &other);
-            if d > 2.max(len / 3) {
-                continue;
-            }
-            100 + d
-        };
-        if best.is_none_or(|(_, s)| score < s) {
-            best = Some((name, score));
-        }
-    }
-    best.map(|(n, _)| n).filter(|n| !n.is_empty())
 }

@@ -138,13 +138,7 @@ impl Universe {
     /// the winner is the empty string).
     pub fn suggest(&self, reference: &str) -> Option<&str> {
         let Some(ids) = &self.ids else {
-            for prefix in objectstack_registry::FAMILY_PREFIXES {
-                let candidate = format!("{prefix}{reference}");
-                if let Some(found) = self.names.iter().find(|n| **n == candidate) {
-                    return Some(found);
-                }
-            }
-            return nearest(reference, self.names.iter().map(String::as_str));
+            return self.suggest_linear(reference);
         };
         for prefix in objectstack_registry::FAMILY_PREFIXES {
             if let Some(&id) = ids.get(format!("{prefix}{reference}").as_str()) {
@@ -160,6 +154,20 @@ impl Universe {
         let query: Vec<u16> = reference.encode_utf16().collect();
         let (_, id) = index.best(self, &query)?;
         self.name(id).filter(|n| !n.is_empty())
+    }
+
+    /// The same answer as [`Universe::suggest`], computed as upstream does:
+    /// the family-prefix lookup, then a scan of every name in order. It
+    /// exists as the reference and baseline for tests and benchmarks; its
+    /// cost grows with the universe, so use [`Universe::suggest`] otherwise.
+    pub fn suggest_linear(&self, reference: &str) -> Option<&str> {
+        for prefix in objectstack_registry::FAMILY_PREFIXES {
+            let candidate = format!("{prefix}{reference}");
+            if let Some(found) = self.names.iter().find(|n| **n == candidate) {
+                return Some(found);
+            }
+        }
+        nearest(reference, self.names.iter().map(String::as_str))
     }
 
     /// The names, in scan order without duplicates.
