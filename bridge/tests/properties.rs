@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema};
 use objectstack_bridge::materialise::{Wiring, materialise};
 use objectstack_bridge::projection::{anthropic, mcp, openai};
-use objectstack_spec::collection::records;
+use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::static_skip;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -264,7 +264,11 @@ fn stack() -> impl Strategy<Value = Map<String, Value>> {
 fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut add = |action: &Map<String, Value>| {
-        if static_skip(action).is_none()
+        if static_skip(objectstack_spec::json::Map::from_serde(
+            action,
+            &objectstack_spec::json::Arena::new(),
+        ))
+        .is_none()
             && let Some(name) = action.get("name").and_then(Value::as_str)
         {
             let tool = objectstack_registry::action_tool_name(name);

@@ -14,8 +14,6 @@ use serde_json::{Map, Value};
 pub(crate) struct Document {
     /// The path as the user gave it.
     pub(crate) path: PathBuf,
-    /// The file's text (UTF-8, without a byte-order mark).
-    pub(crate) text: String,
     /// The parsed top-level object.
     pub(crate) root: Map<String, Value>,
 }
@@ -23,8 +21,64 @@ pub(crate) struct Document {
 /// The largest file read (1 GiB); anything larger is refused up front.
 const MAX_BYTES: u64 = 1 << 30;
 
+/// A stack file's text, read and decoded but not parsed yet.
+#[derive(Debug)]
+pub(crate) struct Text {
+    /// The path as the user gave it.
+    pub(crate) path: PathBuf,
+    /// The raw bytes (for error messages).
+    bytes: Vec<u8>,
+    /// Where the text starts in `bytes` (after a byte-order mark).
+    start: usize,
+}
+
+impl Text {
+    /// The file's text (UTF-8, without a byte-order mark).
+    pub(crate) fn text(&self) -> &str {
+        // Checked in `read_text`, so the fallback is unreachable.
+        self.bytes
+            .get(self.start..)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+
+    /// Parses the text into the borrowed tree the lint reads, allocated in
+    /// `arena`; errors as [`read_document`]'s.
+    pub(crate) fn tree<'a>(
+        &'a self,
+        arena: &'a objectstack_spec::json::Arena,
+    ) -> anyhow::Result<&'a objectstack_spec::json::Map<'a>> {
+        objectstack_spec::json::parse_document(self.text().as_bytes(), arena)
+            .map_err(|e| located(&self.path, &self.bytes, &e))
+    }
+}
+
+/// Reads a stack file and checks that it is UTF-8, without parsing it.
+pub(crate) fn read_text(path: &Path) -> anyhow::Result<Text> {
+    let bytes = read_bytes(path)?;
+    let text =
+        objectstack_spec::parse::decode_utf8(&bytes).map_err(|e| located(path, &bytes, &e))?;
+    let start = bytes.len() - text.len();
+    Ok(Text {
+        path: path.to_owned(),
+        bytes,
+        start,
+    })
+}
+
 /// Reads and parses a stack file.
 pub(crate) fn read_document(path: &Path) -> anyhow::Result<Document> {
+    let bytes = read_bytes(path)?;
+    let root =
+        objectstack_spec::parse::parse_document(&bytes).map_err(|e| located(path, &bytes, &e))?;
+    Ok(Document {
+        path: path.to_owned(),
+        root,
+    })
+}
+
+/// Reads a file of at most [`MAX_BYTES`].
+fn read_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
     let meta =
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if meta.is_dir() {
@@ -38,17 +92,7 @@ pub(crate) fn read_document(path: &Path) -> anyhow::Result<Document> {
             MAX_BYTES
         );
     }
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let text = objectstack_spec::parse::decode_utf8(&bytes)
-        .map_err(|e| located(path, &bytes, &e))?
-        .to_owned();
-    let root = objectstack_spec::parse::parse_document(text.as_bytes())
-        .map_err(|e| located(path, &bytes, &e))?;
-    Ok(Document {
-        path: path.to_owned(),
-        text,
-        root,
-    })
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// A parse error as `path:line:column: message`, saying so when the bytes

@@ -35,11 +35,13 @@ fn boot_runtime(stack: &Map<String, Value>) -> Vec<Tool> {
         name: name.to_owned(),
     })
     .collect();
-    let objects = objectstack_spec::collection::records_of(stack, "objects");
+    let arena = objectstack_spec::json::Arena::new();
+    let stack = objectstack_spec::json::Map::from_serde(stack, &arena);
+    let objects = objectstack_spec::collection::records_of(stack, "objects", &arena);
     for object in &objects {
-        for action in objectstack_spec::collection::records_of(&object.fields, "actions") {
-            let runs = objectstack_spec::materialise::materialises(&action.fields)
-                && objectstack_spec::materialise::needs_confirmation(&action.fields).is_none();
+        for action in objectstack_spec::collection::records_of(object.fields, "actions", &arena) {
+            let runs = objectstack_spec::materialise::materialises(action.fields)
+                && objectstack_spec::materialise::needs_confirmation(action.fields).is_none();
             if let (true, Some(name)) = (runs, action.name()) {
                 tools.push(Tool {
                     name: objectstack_registry::action_tool_name(name),

@@ -344,6 +344,8 @@ impl Status {
 /// best status wins (expected, then held, then skipped), the first on a
 /// tie.
 fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<String, Status> {
+    let arena = objectstack_spec::json::Arena::new();
+    let stack = objectstack_spec::json::Map::from_serde(stack, &arena);
     let mut statuses = BTreeMap::new();
     let root = JsonPath::root();
     let mut visit = |actions: Vec<objectstack_spec::collection::Record<'_>>, base: JsonPath| {
@@ -352,9 +354,9 @@ fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<S
                 continue;
             };
             let path = base.index(action.index()).to_string();
-            let status = match static_skip(&action.fields) {
+            let status = match static_skip(action.fields) {
                 Some(skip) => Status::Skipped { path, skip },
-                None => match (needs_confirmation(&action.fields), approval) {
+                None => match (needs_confirmation(action.fields), approval) {
                     (Some(because), Approval::NotWired) => Status::Held { path, because },
                     _ => Status::Expected { path },
                 },
@@ -368,10 +370,10 @@ fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<S
             }
         }
     };
-    visit(records_of(stack, "actions"), root.key("actions"));
-    for object in records_of(stack, "objects") {
+    visit(records_of(stack, "actions", &arena), root.key("actions"));
+    for object in records_of(stack, "objects", &arena) {
         let base = root.key("objects").index(object.index()).key("actions");
-        visit(records_of(&object.fields, "actions"), base);
+        visit(records_of(object.fields, "actions", &arena), base);
     }
     statuses
 }

@@ -28,6 +28,13 @@ fn parse(c: &mut Criterion) {
     group.bench_function("parse_document_100k", |b| {
         b.iter(|| objectstack_spec::parse::parse_document(black_box(json.as_bytes())))
     });
+    group.bench_function("parse_borrowed_100k", |b| {
+        b.iter(|| {
+            let arena = objectstack_spec::json::Arena::new();
+            objectstack_spec::json::parse_document(black_box(json.as_bytes()), &arena)
+                .map(|m| m.len())
+        })
+    });
     group.finish();
 }
 
@@ -102,14 +109,15 @@ fn suggest(c: &mut Criterion) {
 /// format.
 fn render_formats(c: &mut Criterion) {
     let json = generate(&config(10_000, 5.0));
-    let Ok(root) = objectstack_spec::parse::parse_document(json.as_bytes()) else {
+    let arena = objectstack_spec::json::Arena::new();
+    let Ok(root) = objectstack_spec::json::parse_document(json.as_bytes(), &arena) else {
         return;
     };
     let file = "stack.json";
     let findings = lint(&Source {
         file,
         text: Some(&json),
-        root: &root,
+        root,
     });
     let sources = [SourceText { file, text: &json }];
     let mut group = c.benchmark_group("render");

@@ -196,7 +196,8 @@ fn whole(file: &str) {
         return;
     };
     let read = start.elapsed();
-    let Ok(root) = objectstack_spec::parse::parse_document(text.as_bytes()) else {
+    let arena = objectstack_spec::json::Arena::new();
+    let Ok(root) = objectstack_spec::json::parse_document(text.as_bytes(), &arena) else {
         eprintln!("{file} is not a JSON object");
         return;
     };
@@ -204,7 +205,7 @@ fn whole(file: &str) {
     let findings = objectstack_lint::lint(&objectstack_lint::Source {
         file,
         text: Some(&text),
-        root: &root,
+        root,
     });
     let linted = start.elapsed();
     let out =

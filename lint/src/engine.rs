@@ -1,10 +1,10 @@
 //! Running the suite: build the stack view once, run every rule, add the
 //! `spec` validation diagnostics, and locate each finding in its source.
 
+use objectstack_spec::json::Map;
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::SourceIndex;
 use rayon::prelude::*;
-use serde_json::{Map, Value};
 
 use crate::finding::{Finding, Location};
 use crate::rule::{Context, Hit};
@@ -21,7 +21,7 @@ pub struct Source<'a> {
     /// leaves findings without a location.
     pub text: Option<&'a str>,
     /// The parsed top-level object.
-    pub root: &'a Map<String, Value>,
+    pub root: &'a Map<'a>,
 }
 
 /// Lints one stack; findings carry their rules' default severities (see
@@ -44,8 +44,9 @@ pub fn lint_each(sources: &[Source<'_>]) -> Vec<Vec<Finding>> {
 /// `agents` and `flows` in file order, as upstream's `composeStacks` does
 /// for the collections the rules read.
 pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
-    let roots: Vec<&Map<String, Value>> = sources.iter().map(|s| s.root).collect();
-    let stack = Stack::new(&roots);
+    let roots: Vec<&Map<'_>> = sources.iter().map(|s| s.root).collect();
+    let arena = objectstack_spec::json::Arena::new();
+    let stack = Stack::new(&roots, &arena);
     let cx = Context::new(&stack);
     let mut hits = Vec::new();
     for rule in RULES {
@@ -163,7 +164,11 @@ mod tests {
     #[test]
     fn locations_fall_back_to_the_parent() {
         let text = "{\n  \"tools\": [\n    {\"label\": \"x\"}\n  ]\n}";
-        let root: Map<String, Value> = serde_json::from_str(text).unwrap();
+        let arena = objectstack_spec::json::Arena::new();
+        let root = objectstack_spec::json::parse(text, &arena)
+            .unwrap()
+            .as_object()
+            .unwrap();
         let index = SourceIndex::new(text);
         let spans = locate_with_fallback(
             &index,
@@ -174,7 +179,7 @@ mod tests {
         let findings = lint(&Source {
             file: "t.json",
             text: Some(text),
-            root: &root,
+            root,
         });
         assert!(findings.iter().all(|f| f.location.is_some()));
     }
@@ -184,7 +189,7 @@ mod tests {
         let a = json!({"skills": [{"name": "s", "tools": ["action_close", "ghost"]}]});
         let b = json!({"actions": [{"name": "close", "type": "script", "target": "t",
             "ai": {"exposed": true, "description": "Close the case the user is looking at now."}}]});
-        let (a, b) = (a.as_object().unwrap(), b.as_object().unwrap());
+        let (a, b) = (crate::testing::doc(a), crate::testing::doc(b));
         let src = |file, root| Source {
             file,
             text: None,

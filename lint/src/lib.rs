@@ -15,8 +15,9 @@
 //! use objectstack_lint::{Source, lint};
 //!
 //! let text = r#"{"skills": [{"name": "triage", "label": "Triage", "tools": ["query_records", "triage_case"]}]}"#;
-//! let root = objectstack_spec::parse::parse_document(text.as_bytes()).unwrap();
-//! let findings = lint(&Source { file: "stack.json", text: Some(text), root: &root });
+//! let arena = objectstack_spec::json::Arena::new();
+//! let root = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
+//! let findings = lint(&Source { file: "stack.json", text: Some(text), root });
 //! assert_eq!(findings.len(), 1);
 //! assert_eq!(findings[0].rule, "ai-skill-tool-unresolved");
 //! assert_eq!(findings[0].path, "skills[0].tools[1]");

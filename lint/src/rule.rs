@@ -285,7 +285,8 @@ mod tests {
             "flows": [{"name": "renew"}],
             "skills": [{"name": "triage"}]
         }));
-        let stack = Stack::new(&[&d]);
+        let arena = objectstack_spec::json::Arena::new();
+        let stack = Stack::new(&[d], &arena);
         let cx = Context::new(&stack);
         let actions: Vec<&str> = stack
             .actions

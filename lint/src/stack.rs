@@ -13,8 +13,9 @@
 //! the author must edit.
 
 use objectstack_spec::collection::{Record, records};
+use objectstack_spec::json::Arena;
+use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
-use serde_json::{Map, Value};
 
 /// One record of a collection, with its provenance.
 #[derive(Debug, Clone)]
@@ -44,8 +45,8 @@ impl<'a> Entry<'a> {
     }
 
     /// The record's fields.
-    pub(crate) fn fields(&self) -> &Map<String, Value> {
-        &self.record.fields
+    pub(crate) fn fields(&self) -> &Map<'_> {
+        self.record.fields
     }
 
     /// Lenient and raw paths of a key under this record.
@@ -91,9 +92,9 @@ pub(crate) struct Stack<'a> {
     pub(crate) flows: Vec<Entry<'a>>,
 }
 
-fn collection<'a>(source: usize, root: &'a Map<String, Value>, key: &str) -> Vec<Entry<'a>> {
+fn collection<'a>(source: usize, root: &'a Map<'a>, key: &str, arena: &'a Arena) -> Vec<Entry<'a>> {
     let base = JsonPath::root().key(key);
-    records(root.get(key))
+    records(root.get(key), arena)
         .into_iter()
         .map(|record| Entry {
             source,
@@ -113,33 +114,36 @@ fn raw_child(base: &JsonPath, segment: Segment) -> JsonPath {
 
 impl<'a> Stack<'a> {
     /// Reads the collections of each document, concatenated in order.
-    pub(crate) fn new(roots: &[&'a Map<String, Value>]) -> Self {
+    /// Records of map-shaped collections are built in `arena`.
+    pub(crate) fn new(roots: &[&'a Map<'a>], arena: &'a Arena) -> Self {
         let mut stack = Stack::default();
         for (source, root) in roots.iter().enumerate() {
-            stack.skills.extend(collection(source, root, "skills"));
-            stack.tools.extend(collection(source, root, "tools"));
-            stack.agents.extend(collection(source, root, "agents"));
-            stack.flows.extend(collection(source, root, "flows"));
-            stack.actions.extend(
-                collection(source, root, "actions")
-                    .into_iter()
-                    .map(|entry| ActionEntry {
-                        entry,
-                        object: None,
-                    }),
-            );
+            stack
+                .skills
+                .extend(collection(source, root, "skills", arena));
+            stack.tools.extend(collection(source, root, "tools", arena));
+            stack
+                .agents
+                .extend(collection(source, root, "agents", arena));
+            stack.flows.extend(collection(source, root, "flows", arena));
+            stack
+                .actions
+                .extend(
+                    collection(source, root, "actions", arena)
+                        .into_iter()
+                        .map(|entry| ActionEntry {
+                            entry,
+                            object: None,
+                        }),
+                );
         }
         stack.stack_actions = stack.actions.len();
         for (source, root) in roots.iter().enumerate() {
-            for object in collection(source, root, "objects") {
+            for object in collection(source, root, "objects", arena) {
                 let label = object.label();
                 let (path, raw) = object.key("actions");
-                // The object's record may be owned (map-shaped), so walk its
-                // actions through the raw document to keep the borrow.
-                let Some(actions) = lookup(root, &raw) else {
-                    continue;
-                };
-                for record in records(Some(actions)) {
+                let actions = object.record.get("actions");
+                for record in records(actions, arena) {
                     stack.actions.push(ActionEntry {
                         entry: Entry {
                             source,
@@ -169,7 +173,7 @@ impl<'a> Stack<'a> {
 }
 
 /// The value at a raw path of a document.
-pub(crate) fn lookup<'a>(root: &'a Map<String, Value>, raw: &JsonPath) -> Option<&'a Value> {
+pub(crate) fn lookup<'a>(root: &'a Map<'a>, raw: &JsonPath) -> Option<&'a Value<'a>> {
     let mut segments = raw.segments().iter();
     let mut value = match segments.next()? {
         Segment::Key(k) => root.get(k)?,
@@ -190,12 +194,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn doc(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => unreachable!(),
-        }
-    }
+    use crate::testing::doc;
 
     #[test]
     fn lenient_and_raw_paths() {
@@ -204,7 +203,8 @@ mod tests {
             "objects": {"task": {"actions": [1, {"name": "done"}]}},
             "actions": {"go": {}}
         }));
-        let s = Stack::new(&[&d]);
+        let arena = objectstack_spec::json::Arena::new();
+        let s = Stack::new(&[d], &arena);
         assert_eq!(s.skills[0].path.to_string(), "skills[0]");
         assert_eq!(s.skills[0].raw.to_string(), "skills[1]");
         assert_eq!(s.stack_actions, 1);
@@ -221,7 +221,8 @@ mod tests {
             json!({"actions": [{"name": "x"}], "objects": [{"name": "o", "actions": [{"name": "y"}]}]}),
         );
         let b = doc(json!({"actions": [{"name": "z"}]}));
-        let s = Stack::new(&[&a, &b]);
+        let arena = objectstack_spec::json::Arena::new();
+        let s = Stack::new(&[a, b], &arena);
         let names: Vec<_> = s.actions.iter().filter_map(|a| a.entry.name()).collect();
         assert_eq!(names, ["x", "z", "y"]);
         assert_eq!(s.actions[1].entry.source, 1);
@@ -231,7 +232,8 @@ mod tests {
     #[test]
     fn junk_shapes_are_empty() {
         let d = doc(json!({"skills": 3, "objects": [{"actions": "x"}, 5], "tools": null}));
-        let s = Stack::new(&[&d]);
+        let arena = objectstack_spec::json::Arena::new();
+        let s = Stack::new(&[d], &arena);
         assert!(s.skills.is_empty() && s.tools.is_empty() && s.actions.is_empty());
     }
 }

@@ -583,11 +583,12 @@ mod tests {
     #[test]
     fn the_only_findings_are_the_planted_misses() {
         let json = generate(&config(2_000, 5.0));
-        let root = objectstack_spec::parse::parse_document(json.as_bytes()).unwrap();
+        let arena = objectstack_spec::json::Arena::new();
+        let root = objectstack_spec::json::parse_document(json.as_bytes(), &arena).unwrap();
         let findings = crate::lint(&crate::Source {
             file: "synth.json",
             text: Some(&json),
-            root: &root,
+            root,
         });
         let rules: HashSet<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
         assert_eq!(rules, HashSet::from(["ai-skill-tool-unresolved"]));

@@ -1,22 +1,25 @@
 //! Helpers for the rules' unit tests.
 
-use serde_json::{Map, Value};
+use objectstack_spec::json::{Arena, Map};
 
 use crate::finding::Finding;
 use crate::rule::{Context, Rule};
 use crate::stack::Stack;
 
-/// The object of a `json!` literal.
-pub(crate) fn doc(v: Value) -> Map<String, Value> {
+/// The object of a `json!` literal, as a document (leaked: tests only).
+pub(crate) fn doc(v: serde_json::Value) -> &'static Map<'static> {
+    let arena: &'static Arena = Box::leak(Box::default());
+    let v: &'static serde_json::Value = Box::leak(Box::new(v));
     match v {
-        Value::Object(m) => m,
+        serde_json::Value::Object(m) => Map::from_serde(m, arena),
         other => panic!("not an object: {other}"),
     }
 }
 
 /// Runs one rule on a document.
-pub(crate) fn check_rule(rule: &Rule, root: &Map<String, Value>) -> Vec<Finding> {
-    let stack = Stack::new(&[root]);
+pub(crate) fn check_rule(rule: &Rule, root: &Map<'_>) -> Vec<Finding> {
+    let arena = Arena::new();
+    let stack = Stack::new(&[root], &arena);
     let cx = Context::new(&stack);
     let mut hits = Vec::new();
     (rule.check)(&cx, &mut hits);

@@ -5,15 +5,15 @@
 //! Their `path` is the *raw* path `spec` reports (real array positions and
 //! map keys), not the lenient one the lint rules print.
 
+use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
 use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate};
-use serde_json::{Map, Value};
 
 use crate::finding::{Finding, Severity};
 use crate::rule::Hit;
 
 /// Validation findings for one source document.
-pub(crate) fn hits(source: usize, root: &Map<String, Value>) -> Vec<Hit> {
+pub(crate) fn hits(source: usize, root: &Map<'_>) -> Vec<Hit> {
     validate(root)
         .into_iter()
         .map(|d| hit(d.source.unwrap_or(source), root, d))
@@ -22,13 +22,16 @@ pub(crate) fn hits(source: usize, root: &Map<String, Value>) -> Vec<Hit> {
 
 /// Cross-file diagnostics of a composition (names two files define,
 /// top-level values they disagree on).
-pub(crate) fn compose_hits(files: &[&str], roots: &[&Map<String, Value>]) -> Vec<Hit> {
+pub(crate) fn compose_hits(files: &[&str], roots: &[&Map<'_>]) -> Vec<Hit> {
     if roots.len() < 2 {
         return Vec::new();
     }
+    // Composition works on owned documents; only `--compose` pays for it.
+    let owned: Vec<serde_json::Map<String, serde_json::Value>> =
+        roots.iter().map(|r| r.to_serde()).collect();
     let sources: Vec<objectstack_spec::compose::Source<'_>> = files
         .iter()
-        .zip(roots)
+        .zip(&owned)
         .map(|(name, stack)| objectstack_spec::compose::Source { name, stack })
         .collect();
     objectstack_spec::compose::compose(&sources)
@@ -42,7 +45,7 @@ pub(crate) fn compose_hits(files: &[&str], roots: &[&Map<String, Value>]) -> Vec
         .collect()
 }
 
-fn hit(source: usize, root: &Map<String, Value>, d: Diagnostic) -> Hit {
+fn hit(source: usize, root: &Map<'_>, d: Diagnostic) -> Hit {
     let path = if d.path.is_root() {
         "(top level)".to_owned()
     } else {
@@ -70,7 +73,7 @@ fn hit(source: usize, root: &Map<String, Value>, d: Diagnostic) -> Hit {
 }
 
 /// `skill "x"`, `object "o" · action "a"`, or `stack` for a raw path.
-fn where_of(root: &Map<String, Value>, path: &JsonPath) -> String {
+fn where_of(root: &Map<'_>, path: &JsonPath) -> String {
     let segments = path.segments();
     let Some((noun, label)) = record_label(root.get(key_of(segments.first())), segments, 0) else {
         return "stack".to_owned();
@@ -187,7 +190,7 @@ mod tests {
                  "ai": {"exposed": "yes"}}]}],
             "skills": [{"name": "s", "label": "S", "tools": "query_data"}]
         }));
-        let hits = hits(0, &d);
+        let hits = hits(0, d);
         assert!(!hits.is_empty());
         let wheres: Vec<_> = hits.iter().map(|h| h.finding.where_.as_str()).collect();
         assert!(

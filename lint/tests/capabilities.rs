@@ -27,7 +27,7 @@ fn stack(v: Value) -> Map<String, Value> {
 
 fn fixture() -> Capabilities {
     let v: Value = serde_json::from_str(&data("support.json")).unwrap();
-    capabilities::build(&stack(v))
+    build_caps(&stack(v))
 }
 
 fn render(caps: &Capabilities, format: Format, agent: Option<&str>) -> String {
@@ -111,7 +111,7 @@ fn effective_tool_set_expands_wildcards_and_skips_unbound_skills() {
 
 #[test]
 fn a_tool_granted_twice_is_listed_once_with_both_grants() {
-    let caps = capabilities::build(&stack(json!({
+    let caps = build_caps(&stack(json!({
         "skills": [
             {"name": "a", "tools": ["query_data", "query_*"]},
             {"name": "b", "tools": ["query_data"]}
@@ -169,7 +169,7 @@ fn approval_follows_the_backing_action() {
         a["name"] = json!(name);
         actions.push(a);
     }
-    let caps = capabilities::build(&stack(json!({
+    let caps = build_caps(&stack(json!({
         "actions": actions,
         "tools": [{"name": "wrapped", "binding": {"type": "action", "name": "wipe"}}],
         "skills": [{"name": "s", "tools": ["action_*", "wrapped"]}],
@@ -287,7 +287,7 @@ fn dead_references_of_every_kind() {
 
 #[test]
 fn surface_both_binds_to_either_and_default_surface_is_ask() {
-    let caps = capabilities::build(&stack(json!({
+    let caps = build_caps(&stack(json!({
         "skills": [
             {"name": "either", "surface": "both", "tools": ["query_data"]},
             {"name": "plain", "tools": ["get_record"]},
@@ -313,7 +313,7 @@ fn surface_both_binds_to_either_and_default_surface_is_ask() {
 
 #[test]
 fn map_shaped_collections_are_keyed_by_name() {
-    let caps = capabilities::build(&stack(json!({
+    let caps = build_caps(&stack(json!({
         "objects": {"invoice": {"actions": {
             "send_invoice": {"type": "api", "target": "/send",
                 "ai": {"exposed": true, "description": "Sends the invoice to the customer by email."}}
@@ -352,7 +352,7 @@ fn map_shaped_collections_are_keyed_by_name() {
 
 #[test]
 fn arrays_drop_non_objects_before_indexing() {
-    let caps = capabilities::build(&stack(json!({
+    let caps = build_caps(&stack(json!({
         "skills": [null, 7, {"name": "s", "tools": [1, "ghost"]}],
         "agents": ["junk", {"skills": [null, "s"]}]
     })));
@@ -386,7 +386,7 @@ fn junk_shapes_never_panic() {
                "skills": [{"name": "s\"x", "tools": ["we\"ird|<b>", "\\"]}]}),
     ];
     for doc in junk {
-        let caps = capabilities::build(&stack(doc.clone()));
+        let caps = build_caps(&stack(doc.clone()));
         for format in [Format::Text, Format::Json, Format::Dot, Format::Mermaid] {
             let out = render(&caps, format, None);
             assert!(!out.is_empty(), "{doc} {format:?}");
@@ -401,7 +401,7 @@ fn junk_shapes_never_panic() {
 fn a_tool_name_longer_than_a_format_width_renders() {
     // `{:<width$}` panics for a width above u16::MAX.
     let name = "t".repeat(70_000);
-    let caps = capabilities::build(&stack(json!({
+    let caps = build_caps(&stack(json!({
         "tools": [{"name": name, "label": "Long", "description": "a tool with a very long name"}],
         "skills": [{"name": "s", "label": "S", "tools": [name, "short"]}],
         "agents": [{"name": "a", "label": "A", "skills": ["s"]}],
@@ -415,7 +415,7 @@ fn a_tool_name_longer_than_a_format_width_renders() {
 
 #[test]
 fn labels_are_escaped_in_graph_formats() {
-    let caps = capabilities::build(&stack(json!({
+    let caps = build_caps(&stack(json!({
         "agents": [{"name": "a\"b", "skills": ["s"]}],
         "skills": [{"name": "s", "tools": ["we\"ird|<b>#1"]}]
     })));
@@ -537,7 +537,7 @@ fn hotcrm_without_agents_shows_its_skills_as_unattached() {
         "/../examples/hotcrm-skills.json"
     ))
     .unwrap();
-    let caps = capabilities::build(&stack(serde_json::from_str(&text).unwrap()));
+    let caps = build_caps(&stack(serde_json::from_str(&text).unwrap()));
     assert!(caps.agents.is_empty());
     assert_eq!(caps.unattached.skills.len(), 6);
     // The lint's ten findings are the ten dead tool references.
@@ -619,4 +619,10 @@ fn snapshot_one_agent() {
         "support_desk_mermaid",
         render(&caps, Format::Mermaid, Some("support_desk"))
     );
+}
+
+/// [`capabilities::build`] over a `serde_json` document.
+fn build_caps(stack: &serde_json::Map<String, serde_json::Value>) -> Capabilities {
+    let arena = objectstack_spec::json::Arena::new();
+    capabilities::build(objectstack_spec::json::Map::from_serde(stack, &arena))
 }

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use objectstack_lint::capabilities::{self, Format, RenderOptions};
-use objectstack_spec::collection::{records, records_of};
+use objectstack_lint::capabilities::{self, Capabilities, Format, RenderOptions};
+use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::materialises;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -138,25 +138,28 @@ fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = objectstack_registry::all_names()
         .map(str::to_owned)
         .collect();
-    for t in records_of(stack, "tools") {
+    for t in records(stack.get("tools")) {
         if let Some(n) = t.name() {
             names.insert(n.to_owned());
         }
     }
-    let mut actions: Vec<Map<String, Value>> = records_of(stack, "actions")
+    let mut actions: Vec<Map<String, Value>> = records(stack.get("actions"))
         .into_iter()
         .map(|r| r.fields.into_owned())
         .collect();
-    for o in records_of(stack, "objects") {
+    for o in records(stack.get("objects")) {
         actions.extend(
-            records(o.get("actions"))
+            records(o.fields.get("actions"))
                 .into_iter()
                 .map(|r| r.fields.into_owned()),
         );
     }
     for a in actions {
         if let Some(n) = a.get("name").and_then(Value::as_str)
-            && materialises(&a)
+            && materialises(objectstack_spec::json::Map::from_serde(
+                &a,
+                &objectstack_spec::json::Arena::new(),
+            ))
         {
             names.insert(format!("action_{n}"));
         }
@@ -177,7 +180,7 @@ proptest! {
                 m
             }
         };
-        let caps = capabilities::build(&map);
+        let caps = build_caps(&map);
         for format in [Format::Text, Format::Json, Format::Dot, Format::Mermaid] {
             let out = capabilities::render(&caps, &RenderOptions { format, agent: None });
             prop_assert!(out.is_ok());
@@ -187,7 +190,7 @@ proptest! {
     #[test]
     fn a_reference_is_dead_iff_it_is_outside_the_universe(stack in stack()) {
         let names = universe(&stack);
-        let caps = capabilities::build(&stack);
+        let caps = build_caps(&stack);
         for skill in &caps.skills {
             for r in &skill.refs {
                 let inside = match r.text.strip_suffix('*') {
@@ -212,7 +215,7 @@ proptest! {
 
     #[test]
     fn effective_tools_are_the_union_of_bound_skills(stack in stack()) {
-        let caps = capabilities::build(&stack);
+        let caps = build_caps(&stack);
         for agent in &caps.agents {
             let mut expected = BTreeSet::new();
             for r in agent.grants.skills.iter().filter(|r| r.status.grants_tools()) {
@@ -226,4 +229,10 @@ proptest! {
             prop_assert_eq!(got, expected);
         }
     }
+}
+
+/// [`capabilities::build`] over a `serde_json` document.
+fn build_caps(stack: &serde_json::Map<String, serde_json::Value>) -> Capabilities {
+    let arena = objectstack_spec::json::Arena::new();
+    capabilities::build(objectstack_spec::json::Map::from_serde(stack, &arena))
 }

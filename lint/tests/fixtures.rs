@@ -24,11 +24,12 @@ fn data_dir() -> PathBuf {
 
 fn lint_file(path: &Path, name: &str) -> Vec<Finding> {
     let text = fs::read_to_string(path).unwrap();
-    let root = objectstack_spec::parse::parse_document(text.as_bytes()).unwrap();
+    let arena = objectstack_spec::json::Arena::new();
+    let root = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
     lint(&Source {
         file: name,
         text: Some(&text),
-        root: &root,
+        root,
     })
 }
 

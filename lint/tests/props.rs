@@ -64,11 +64,12 @@ fn arbitrary_stack() -> impl Strategy<Value = Map<String, Value>> {
 
 fn lint_text(root: &Map<String, Value>) -> (String, Vec<Finding>) {
     let text = serde_json::to_string_pretty(root).unwrap();
-    let parsed = objectstack_spec::parse::parse_document(text.as_bytes()).unwrap();
+    let arena = objectstack_spec::json::Arena::new();
+    let parsed = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
     let findings = lint(&Source {
         file: "p.json",
         text: Some(&text),
-        root: &parsed,
+        root: parsed,
     });
     (text, findings)
 }
@@ -166,7 +167,10 @@ fn universe(root: &Map<String, Value>) -> Vec<String> {
         let (Some(n), Some(m)) = (a["name"].as_str(), a.as_object()) else {
             continue;
         };
-        if objectstack_spec::materialise::materialises(m) {
+        let arena = objectstack_spec::json::Arena::new();
+        if objectstack_spec::materialise::materialises(objectstack_spec::json::Map::from_serde(
+            m, &arena,
+        )) {
             names.push(format!("action_{n}"));
         }
     }

@@ -20,13 +20,14 @@ fn run() -> (Vec<Finding>, Vec<(String, String)>) {
         .iter()
         .map(|f| ((*f).to_owned(), fs::read_to_string(dir.join(f)).unwrap()))
         .collect();
+    let arena = objectstack_spec::json::Arena::new();
     let roots: Vec<_> = texts
         .iter()
-        .map(|(_, t)| objectstack_spec::parse::parse_document(t.as_bytes()).unwrap())
+        .map(|(_, t)| objectstack_spec::json::parse_document(t.as_bytes(), &arena).unwrap())
         .collect();
     let sources: Vec<Source<'_>> = texts
         .iter()
-        .zip(&roots)
+        .zip(roots)
         .map(|((file, text), root)| Source {
             file,
             text: Some(text),

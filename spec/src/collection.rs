@@ -18,8 +18,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
-
+use crate::json::{Arena, Map, Value};
 use crate::path::Segment;
 
 /// Where a [`Record`] came from inside its collection.
@@ -60,10 +59,10 @@ impl Origin<'_> {
 }
 
 /// One record of a collection, read leniently.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Record<'a> {
-    /// The record's keys (borrowed for arrays, built for maps).
-    pub fields: Cow<'a, Map<String, Value>>,
+    /// The record's keys (the entry itself for arrays, built for maps).
+    pub fields: &'a Map<'a>,
     /// Where it came from.
     pub origin: Origin<'a>,
 }
@@ -80,23 +79,24 @@ impl<'a> Record<'a> {
     }
 
     /// A key's value.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
         self.fields.get(key)
     }
 
     /// A key's value when it is a string.
-    pub fn str(&self, key: &str) -> Option<&str> {
+    pub fn str(&self, key: &str) -> Option<&'a str> {
         self.fields.get(key).and_then(Value::as_str)
     }
 
     /// The record's `name` when it is a string.
-    pub fn name(&self) -> Option<&str> {
+    pub fn name(&self) -> Option<&'a str> {
         self.str("name")
     }
 }
 
-/// Reads a collection leniently (see the module docs).
-pub fn records(value: Option<&Value>) -> Vec<Record<'_>> {
+/// Reads a collection leniently (see the module docs). Map-shaped
+/// collections build their records in `arena`.
+pub fn records<'a>(value: Option<&'a Value<'a>>, arena: &'a Arena) -> Vec<Record<'a>> {
     match value {
         Some(Value::Array(items)) => items
             .iter()
@@ -104,29 +104,31 @@ pub fn records(value: Option<&Value>) -> Vec<Record<'_>> {
             .filter_map(|(raw_index, item)| item.as_object().map(|m| (raw_index, m)))
             .enumerate()
             .map(|(index, (raw_index, map))| Record {
-                fields: Cow::Borrowed(map),
+                fields: map,
                 origin: Origin::Array { index, raw_index },
             })
             .collect(),
-        Some(Value::Object(entries)) => js_entries(entries)
+        Some(Value::Object(entries)) => js_order(entries.iter().collect())
             .into_iter()
             .enumerate()
             .map(|(index, (key, entry))| {
-                let mut fields = Map::new();
-                fields.insert("name".to_owned(), Value::String(key.clone()));
+                let mut fields: Vec<(&'a str, Value<'a>)> = vec![("name", Value::String(key))];
                 if let Value::Object(inner) = entry {
-                    for (k, v) in inner {
-                        fields.insert(k.clone(), v.clone());
-                    }
+                    fields.extend(inner.iter().map(|(k, v)| (k, *v)));
                 }
                 Record {
-                    fields: Cow::Owned(fields),
+                    fields: Map::from_entries(arena, &fields),
                     origin: Origin::Map { index, key },
                 }
             })
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Reads the collection under `key` of a record or document.
+pub fn records_of<'a>(parent: &'a Map<'a>, key: &str, arena: &'a Arena) -> Vec<Record<'a>> {
+    records(parent.get(key), arena)
 }
 
 /// Whether `key` is an array index in JavaScript's sense (a canonical
@@ -147,14 +149,16 @@ pub fn is_array_index_key(key: &str) -> Option<u32> {
     }
 }
 
-/// A map's entries in the order JavaScript's `Object.entries` yields them
-/// after `JSON.parse`: array-index keys first in ascending numeric order,
-/// then every other key in document order.
-pub fn js_entries(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    if entries.iter().any(|(k, _)| is_array_index_key(k).is_some()) {
+/// Entries in the order JavaScript's `Object.entries` yields them after
+/// `JSON.parse`: array-index keys first in ascending numeric order, then
+/// every other key in document order.
+pub fn js_order<K: AsRef<str>, V>(mut entries: Vec<(K, V)>) -> Vec<(K, V)> {
+    if entries
+        .iter()
+        .any(|(k, _)| is_array_index_key(k.as_ref()).is_some())
+    {
         // A stable sort keeps document order among the non-index keys.
-        entries.sort_by_key(|(k, _)| match is_array_index_key(k) {
+        entries.sort_by_key(|(k, _)| match is_array_index_key(k.as_ref()) {
             Some(n) => (0u8, n),
             None => (1u8, 0),
         });
@@ -162,15 +166,113 @@ pub fn js_entries(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
     entries
 }
 
-/// Reads the collection under `key` of a record or document.
-pub fn records_of<'a>(parent: &'a Map<String, Value>, key: &str) -> Vec<Record<'a>> {
-    records(parent.get(key))
+/// A `serde_json` map's entries in JavaScript's order (see [`js_order`]).
+pub fn js_entries(
+    map: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<(&String, &serde_json::Value)> {
+    js_order(map.iter().collect())
+}
+
+/// The same lenient reading over an owned `serde_json` document, for
+/// callers that build or compose documents (see [`records`]).
+pub mod owned {
+    use super::*;
+
+    /// One record of a `serde_json` collection (see [`super::Record`]).
+    #[derive(Debug, Clone)]
+    pub struct Record<'a> {
+        /// The record's keys (borrowed for arrays, built for maps).
+        pub fields: Cow<'a, serde_json::Map<String, serde_json::Value>>,
+        /// Where it came from.
+        pub origin: Origin<'a>,
+    }
+
+    impl Record<'_> {
+        /// The lenient index (see the module docs).
+        pub fn index(&self) -> usize {
+            self.origin.index()
+        }
+
+        /// A key's value.
+        pub fn get(&self, key: &str) -> Option<&serde_json::Value> {
+            self.fields.get(key)
+        }
+
+        /// A key's value when it is a string.
+        pub fn str(&self, key: &str) -> Option<&str> {
+            self.fields.get(key).and_then(serde_json::Value::as_str)
+        }
+
+        /// The record's segment in a raw path (see [`Origin::raw_segment`]).
+        pub fn raw_segment(&self) -> Segment {
+            self.origin.raw_segment()
+        }
+
+        /// The record's `name` when it is a string.
+        pub fn name(&self) -> Option<&str> {
+            self.fields.get("name").and_then(serde_json::Value::as_str)
+        }
+    }
+
+    /// Reads a `serde_json` collection leniently.
+    pub fn records(value: Option<&serde_json::Value>) -> Vec<Record<'_>> {
+        use serde_json::Value;
+        match value {
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(raw_index, item)| item.as_object().map(|m| (raw_index, m)))
+                .enumerate()
+                .map(|(index, (raw_index, map))| Record {
+                    fields: Cow::Borrowed(map),
+                    origin: Origin::Array { index, raw_index },
+                })
+                .collect(),
+            Some(Value::Object(entries)) => js_entries(entries)
+                .into_iter()
+                .enumerate()
+                .map(|(index, (key, entry))| {
+                    let mut fields = serde_json::Map::new();
+                    fields.insert("name".to_owned(), Value::String(key.clone()));
+                    if let Value::Object(inner) = entry {
+                        for (k, v) in inner {
+                            fields.insert(k.clone(), v.clone());
+                        }
+                    }
+                    Record {
+                        fields: Cow::Owned(fields),
+                        origin: Origin::Map { index, key },
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The DOM reading, checked against the `serde_json` one. Leaks, as
+    /// tests may.
+    fn records(v: Option<&serde_json::Value>) -> Vec<Record<'static>> {
+        let arena: &'static Arena = Box::leak(Box::default());
+        let Some(v) = v else {
+            return super::records(None, arena);
+        };
+        let v: &'static serde_json::Value = Box::leak(Box::new(v.clone()));
+        let doc: &'static Value<'static> = Box::leak(Box::new(Value::from_serde(v, arena)));
+        let ours = super::records(Some(doc), arena);
+        let theirs = owned::records(Some(v));
+        assert_eq!(ours.len(), theirs.len());
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(a.origin, b.origin);
+            assert_eq!(a.fields.to_serde(), *b.fields);
+        }
+        ours
+    }
 
     #[test]
     fn arrays_drop_non_objects_before_indexing() {

@@ -21,7 +21,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::collection::{Origin, records};
+use crate::collection::Origin;
+use crate::collection::owned::records;
 use crate::path::{JsonPath, Segment};
 use crate::validate::{Anchor, Diagnostic, DiagnosticId, Related};
 

@@ -8,6 +8,8 @@
 //! What it offers:
 //! - [`parse`]: turning bytes into a JSON document with precise errors
 //!   (line and column, UTF-8 faults, nesting depth).
+//! - [`json`]: the borrowed, arena-allocated document the readers below
+//!   take (much cheaper than a `serde_json::Value` tree).
 //! - [`collection`]: the lenient reading of collections that every consumer
 //!   shares (arrays keep only their object entries; maps keyed by name).
 //! - [`materialise`]: the one predicate that says whether an action becomes
@@ -29,6 +31,7 @@
 
 pub mod collection;
 pub mod compose;
+pub mod json;
 pub mod materialise;
 pub mod model;
 pub mod parse;

@@ -27,9 +27,9 @@
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
-use crate::text::is_truthy;
+use crate::json::{kind as json_kind, truthy as is_truthy};
 
 /// The tool categories an `ai.category` may name.
 pub const AI_CATEGORIES: &[&str] = &[
@@ -178,20 +178,20 @@ impl fmt::Display for ConfirmationReason {
 }
 
 /// The `ai` block of an action when it is an object.
-pub fn ai_block(action: &Map<String, Value>) -> Option<&Map<String, Value>> {
+pub fn ai_block<'a>(action: &Map<'a>) -> Option<&'a Map<'a>> {
     action.get("ai").and_then(Value::as_object)
 }
 
 /// Judges the action alone: `None` when it materialises, else the first
 /// reason it does not (see the module docs for the order).
-pub fn static_skip(action: &Map<String, Value>) -> Option<StaticSkip> {
+pub fn static_skip(action: &Map<'_>) -> Option<StaticSkip> {
     let ai = match action.get("ai") {
         None | Some(Value::Null) => return Some(StaticSkip::NotExposed),
         Some(Value::Object(ai)) => ai,
         Some(other) => {
             return Some(StaticSkip::InvalidAiBlock(format!(
                 "`ai` must be an object, found {}",
-                kind(other)
+                json_kind(other)
             )));
         }
     };
@@ -201,7 +201,7 @@ pub fn static_skip(action: &Map<String, Value>) -> Option<StaticSkip> {
         Some(other) => {
             return Some(StaticSkip::InvalidAiBlock(format!(
                 "`ai.exposed` must be a boolean, found {}",
-                kind(other)
+                json_kind(other)
             )));
         }
     }
@@ -216,18 +216,18 @@ pub fn static_skip(action: &Map<String, Value>) -> Option<StaticSkip> {
 }
 
 /// Whether the action materialises as a tool (no [`static_skip`] reason).
-pub fn materialises(action: &Map<String, Value>) -> bool {
+pub fn materialises(action: &Map<'_>) -> bool {
     static_skip(action).is_none()
 }
 
 /// The first fault of an `ai` block's optional keys, if any.
-pub fn ai_block_fault(ai: &Map<String, Value>) -> Option<String> {
+pub fn ai_block_fault(ai: &Map<'_>) -> Option<String> {
     if let Some(v) = ai.get("requiresConfirmation")
         && !v.is_boolean()
     {
         return Some(format!(
             "`ai.requiresConfirmation` must be a boolean, found {}",
-            kind(v)
+            json_kind(v)
         ));
     }
     if let Some(v) = ai.get("category") {
@@ -240,7 +240,10 @@ pub fn ai_block_fault(ai: &Map<String, Value>) -> Option<String> {
                 ));
             }
             None => {
-                return Some(format!("`ai.category` must be a string, found {}", kind(v)));
+                return Some(format!(
+                    "`ai.category` must be a string, found {}",
+                    json_kind(v)
+                ));
             }
         }
     }
@@ -250,14 +253,14 @@ pub fn ai_block_fault(ai: &Map<String, Value>) -> Option<String> {
                 if let Some((key, hint)) = hints.iter().find(|(_, h)| !h.is_object()) {
                     return Some(format!(
                         "`ai.paramHints.{key}` must be an object, found {}",
-                        kind(hint)
+                        json_kind(hint)
                     ));
                 }
             }
             None => {
                 return Some(format!(
                     "`ai.paramHints` must be a map of param name to hint, found {}",
-                    kind(v)
+                    json_kind(v)
                 ));
             }
         }
@@ -267,25 +270,25 @@ pub fn ai_block_fault(ai: &Map<String, Value>) -> Option<String> {
     {
         return Some(format!(
             "`ai.outputSchema` must be a JSON Schema object, found {}",
-            kind(v)
+            json_kind(v)
         ));
     }
     None
 }
 
 /// Whether the action is a declarative field write (`operation: "update"`).
-pub fn is_field_write(action: &Map<String, Value>) -> bool {
+pub fn is_field_write(action: &Map<'_>) -> bool {
     action.get("operation").and_then(Value::as_str) == Some("update")
 }
 
 /// How the action would be dispatched, judged on its type and target only
 /// (the `ai` block is not consulted).
-pub fn route_or_skip(action: &Map<String, Value>) -> Result<Route, StaticSkip> {
+pub fn route_or_skip(action: &Map<'_>) -> Result<Route, StaticSkip> {
     if is_field_write(action) {
         return Ok(Route::FieldWrite);
     }
     let action_type = match action.get("type") {
-        Some(Value::String(t)) => t.as_str(),
+        Some(Value::String(t)) => *t,
         Some(other) => {
             return Err(StaticSkip::UnsupportedType(Some(other.to_string())));
         }
@@ -314,7 +317,7 @@ pub fn route_or_skip(action: &Map<String, Value>) -> Result<Route, StaticSkip> {
 
 /// The destructive signal an action carries, checked in the order
 /// `confirmText`, `mode: delete`, `variant: danger`.
-pub fn destructive_signal(action: &Map<String, Value>) -> Option<ConfirmationReason> {
+pub fn destructive_signal(action: &Map<'_>) -> Option<ConfirmationReason> {
     if is_truthy(action.get("confirmText")) {
         Some(ConfirmationReason::ConfirmText)
     } else if action.get("mode").and_then(Value::as_str) == Some("delete") {
@@ -327,12 +330,12 @@ pub fn destructive_signal(action: &Map<String, Value>) -> Option<ConfirmationRea
 }
 
 /// Whether the action looks destructive (see [`destructive_signal`]).
-pub fn looks_destructive(action: &Map<String, Value>) -> bool {
+pub fn looks_destructive(action: &Map<'_>) -> bool {
     destructive_signal(action).is_some()
 }
 
 /// The explicit `ai.requiresConfirmation` choice, when it is a boolean.
-pub fn explicit_confirmation(action: &Map<String, Value>) -> Option<bool> {
+pub fn explicit_confirmation(action: &Map<'_>) -> Option<bool> {
     ai_block(action)
         .and_then(|ai| ai.get("requiresConfirmation"))
         .and_then(Value::as_bool)
@@ -342,7 +345,7 @@ pub fn explicit_confirmation(action: &Map<String, Value>) -> Option<bool> {
 ///
 /// `ai.requiresConfirmation` wins when it is a boolean; otherwise a
 /// destructive-looking action needs confirmation.
-pub fn needs_confirmation(action: &Map<String, Value>) -> Option<ConfirmationReason> {
+pub fn needs_confirmation(action: &Map<'_>) -> Option<ConfirmationReason> {
     match explicit_confirmation(action) {
         Some(true) => Some(ConfirmationReason::AiRequiresConfirmation),
         Some(false) => None,
@@ -352,12 +355,12 @@ pub fn needs_confirmation(action: &Map<String, Value>) -> Option<ConfirmationRea
 
 /// Whether the action looks destructive yet asserts
 /// `ai.requiresConfirmation: false`: it would run unattended.
-pub fn asserted_safe_despite_destructive(action: &Map<String, Value>) -> bool {
+pub fn asserted_safe_despite_destructive(action: &Map<'_>) -> bool {
     explicit_confirmation(action) == Some(false) && looks_destructive(action)
 }
 
 /// Whether any of the action's `locations` puts it in a record's context.
-pub fn is_row_context(action: &Map<String, Value>) -> bool {
+pub fn is_row_context(action: &Map<'_>) -> bool {
     action
         .get("locations")
         .and_then(Value::as_array)
@@ -369,7 +372,8 @@ pub fn is_row_context(action: &Map<String, Value>) -> bool {
 }
 
 /// A short name for a JSON value's type, for messages.
-pub fn kind(value: &Value) -> &'static str {
+pub fn kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -382,8 +386,30 @@ pub fn kind(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use serde_json::json;
+    use super::{ConfirmationReason, Route};
+    use serde_json::{Map, Value, json};
+
+    /// The predicates under test, over a `serde_json` action (leaked).
+    fn dom(a: &Map<String, Value>) -> &'static crate::json::Map<'static> {
+        let arena: &'static crate::json::Arena = Box::leak(Box::default());
+        let a: &'static Map<String, Value> = Box::leak(Box::new(a.clone()));
+        crate::json::Map::from_serde(a, arena)
+    }
+    fn static_skip(a: &Map<String, Value>) -> Option<super::StaticSkip> {
+        super::static_skip(dom(a))
+    }
+    fn route_or_skip(a: &Map<String, Value>) -> Result<Route, super::StaticSkip> {
+        super::route_or_skip(dom(a))
+    }
+    fn needs_confirmation(a: &Map<String, Value>) -> Option<ConfirmationReason> {
+        super::needs_confirmation(dom(a))
+    }
+    fn asserted_safe_despite_destructive(a: &Map<String, Value>) -> bool {
+        super::asserted_safe_despite_destructive(dom(a))
+    }
+    fn is_row_context(a: &Map<String, Value>) -> bool {
+        super::is_row_context(dom(a))
+    }
 
     fn action(v: Value) -> Map<String, Value> {
         match v {

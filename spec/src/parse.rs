@@ -75,7 +75,13 @@ pub fn decode_utf8(bytes: &[u8]) -> Result<&str, ParseError> {
 /// Parses a JSON value from text, mapping serde_json's error to a
 /// [`ParseError::Syntax`].
 pub fn parse_value(text: &str) -> Result<Value, ParseError> {
-    serde_json::from_str(text).map_err(|err| match syntax_error(&err) {
+    serde_json::from_str(text).map_err(|err| located(text, &err))
+}
+
+/// A `serde_json` error on `text` as a [`ParseError`] whose column counts
+/// characters.
+pub(crate) fn located(text: &str, err: &serde_json::Error) -> ParseError {
+    match syntax_error(err) {
         ParseError::Syntax {
             message,
             line,
@@ -89,7 +95,7 @@ pub fn parse_value(text: &str) -> Result<Value, ParseError> {
             }
         }
         other => other,
-    })
+    }
 }
 
 /// serde_json counts a column in bytes, and 0 when nothing on the line was

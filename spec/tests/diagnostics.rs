@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use objectstack_spec::compose::{Source, compose};
 use objectstack_spec::parse::parse_document;
 use objectstack_spec::source::SourceIndex;
-use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate};
+use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate_serde};
 use serde_json::Value;
 
 fn fixtures() -> Vec<PathBuf> {
@@ -74,7 +74,7 @@ fn run(path: &Path) -> (Vec<Diagnostic>, String) {
         });
         return (diagnostics, rendered);
     }
-    let diagnostics = validate(&doc);
+    let diagnostics = validate_serde(&doc);
     let index = SourceIndex::new(&text);
     let rendered = render(&diagnostics, &|d| {
         let span = if d.anchor == Anchor::Key {

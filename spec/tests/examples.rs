@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use objectstack_spec::parse::parse_document;
+use objectstack_spec::json::{Arena, parse_document};
 use objectstack_spec::validate::{DiagnosticId, validate};
 
 fn examples_dir() -> PathBuf {
@@ -14,7 +14,8 @@ fn examples_dir() -> PathBuf {
 
 fn diagnostics(file: &str) -> Vec<objectstack_spec::validate::Diagnostic> {
     let bytes = std::fs::read(examples_dir().join(file)).unwrap();
-    validate(&parse_document(&bytes).unwrap())
+    let arena = Arena::new();
+    validate(parse_document(&bytes, &arena).unwrap())
 }
 
 #[test]
@@ -54,7 +55,7 @@ fn broken_example_shows_every_class_of_error() {
 fn good_examples_round_trip_through_the_typed_model() {
     for name in ["todo-app.json", "hotcrm-skills.json"] {
         let bytes = std::fs::read(examples_dir().join(name)).unwrap();
-        let document = parse_document(&bytes).unwrap();
+        let document = objectstack_spec::parse::parse_document(&bytes).unwrap();
         let stack = objectstack_spec::model::Stack::from_json(&document).unwrap();
         assert_eq!(stack.to_json().unwrap(), document, "{name}");
     }

@@ -10,7 +10,7 @@ use objectstack_spec::compose::{Source, compose};
 use objectstack_spec::model::Stack;
 use objectstack_spec::parse::parse_document;
 use objectstack_spec::source::SourceIndex;
-use objectstack_spec::validate::{Anchor, validate};
+use objectstack_spec::validate::{Anchor, validate_serde};
 
 /// Keys the validator looks at, so arbitrary documents reach deep checks.
 const KEYS: &[&str] = &[
@@ -98,11 +98,37 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         if let Ok(doc) = parse_document(&bytes) {
-            let _ = validate(&doc);
+            let _ = validate_serde(&doc);
             let _ = Stack::from_json(&doc);
         }
         if let Ok(text) = std::str::from_utf8(&bytes) {
             let _ = SourceIndex::new(text).locate_many(&[objectstack_spec::path::JsonPath::root()]);
+        }
+    }
+
+    #[test]
+    fn the_borrowed_tree_reads_what_serde_json_reads(
+        bytes in prop::collection::vec(any::<u8>(), 0..256),
+        doc in arb_document(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        let end = cut.index(text.len() + 1);
+        let truncated = text.get(..end).unwrap_or("").as_bytes().to_vec();
+        for input in [bytes, text.into_bytes(), truncated] {
+            let arena = objectstack_spec::json::Arena::new();
+            let ours = objectstack_spec::json::parse_document(&input, &arena);
+            match (ours, parse_document(&input)) {
+                (Ok(tree), Ok(owned)) => {
+                    prop_assert_eq!(tree.to_serde(), owned.clone());
+                    // Same validation either way.
+                    let a: Vec<String> = objectstack_spec::validate::validate(tree).iter().map(|d| d.to_string()).collect();
+                    let b: Vec<String> = validate_serde(&owned).iter().map(|d| d.to_string()).collect();
+                    prop_assert_eq!(a, b);
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                (a, b) => prop_assert!(false, "disagree: {:?} vs {:?}", a.map(|m| m.to_serde()), b),
+            }
         }
     }
 
@@ -118,7 +144,7 @@ proptest! {
 
     #[test]
     fn validation_paths_point_into_the_text(doc in arb_document(), pretty in any::<bool>()) {
-        let diagnostics = validate(&doc);
+        let diagnostics = validate_serde(&doc);
         let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
         let index = SourceIndex::new(&text);
         let paths: Vec<_> = diagnostics.iter().map(|d| d.path.clone()).collect();
@@ -146,7 +172,7 @@ proptest! {
             .map(|(stack, name)| Source { name, stack })
             .collect();
         let composition = compose(&sources);
-        let _ = validate(&composition.stack);
+        let _ = validate_serde(&composition.stack);
         for d in &composition.diagnostics {
             let source = d.source.unwrap();
             let text = serde_json::to_string(&docs[source]).unwrap();

@@ -131,12 +131,13 @@ fn kind_of(where_: &str, reference: &str, message: &str) -> Kind {
 
 /// Our findings for the stack `text`, restricted to [`RULE`].
 pub(crate) fn ours(text: &str) -> Result<Vec<Compared>> {
-    let root = objectstack_spec::parse::parse_document(text.as_bytes())
+    let arena = objectstack_spec::json::Arena::new();
+    let root = objectstack_spec::json::parse_document(text.as_bytes(), &arena)
         .map_err(|e| anyhow::anyhow!("generated stack does not parse: {e}"))?;
     let findings = objectstack_lint::lint(&objectstack_lint::Source {
         file: "parity.json",
         text: Some(text),
-        root: &root,
+        root,
     });
     let mut out: Vec<Compared> = findings
         .into_iter()

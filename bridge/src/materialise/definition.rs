@@ -7,8 +7,10 @@
 use std::collections::{HashMap, HashSet};
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::{Record, is_array_index_key, js_entries, records};
-use objectstack_spec::materialise::{ai_block, is_row_context};
+use objectstack_spec::collection::is_array_index_key;
+use objectstack_spec::collection::js_entries;
+use objectstack_spec::collection::owned::{Record, records};
+use objectstack_spec::materialise::is_row_context;
 use objectstack_spec::text::is_truthy;
 use serde_json::{Map, Value};
 
@@ -198,7 +200,7 @@ fn parameters(
     let mut required = Required::default();
 
     if let Some(object_name) = owner.name
-        && is_row_context(action)
+        && crate::on_action(action, is_row_context)
     {
         let mut record_id = Map::with_capacity(2);
         record_id.insert("type".into(), "string".into());
@@ -505,4 +507,9 @@ fn apply_hint(properties: &mut Map<String, Value>, key: &str, hint: &Map<String,
     if let Some(examples @ Value::Array(_)) = hint.get("examples") {
         property.insert("examples".into(), js_ordered(examples));
     }
+}
+
+/// The action's `ai` block when it is an object.
+fn ai_block(action: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    action.get("ai").and_then(Value::as_object)
 }

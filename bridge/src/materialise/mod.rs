@@ -42,7 +42,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::records;
+use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::{
     ConfirmationReason, Route, StaticSkip, asserted_safe_despite_destructive, destructive_signal,
     is_row_context, needs_confirmation, route_or_skip, static_skip,
@@ -577,12 +577,12 @@ impl<'a> Walk<'_, 'a> {
             location,
         };
 
-        if let Some(reason) = static_skip(&action) {
+        if let Some(reason) = crate::on_action(&action, static_skip) {
             let skipped = skip(SkipCode::of_static(&reason), reason.reason());
             (self.emit)(Event::Skipped(skipped));
             return;
         }
-        let route = match route_or_skip(&action) {
+        let route = match crate::on_action(&action, route_or_skip) {
             Ok(route) => route,
             // Unreachable while `static_skip` agrees with `route_or_skip`;
             // reported rather than assumed.
@@ -592,7 +592,7 @@ impl<'a> Walk<'_, 'a> {
                 return;
             }
         };
-        let confirmation = needs_confirmation(&action);
+        let confirmation = crate::on_action(&action, needs_confirmation);
         if let Some(wiring) = self.wiring
             && let Some((code, reason)) = wiring_skip(wiring, route, confirmation)
         {
@@ -607,10 +607,10 @@ impl<'a> Walk<'_, 'a> {
             return;
         };
         let tool_name = objectstack_registry::action_tool_name(name);
-        let destructive = destructive_signal(&action);
+        let destructive = crate::on_action(&action, destructive_signal);
         // As upstream, the warning is raised before the name is checked, so
         // an action that then collides is still warned about.
-        if asserted_safe_despite_destructive(&action) {
+        if crate::on_action(&action, asserted_safe_despite_destructive) {
             let signal = destructive.map_or("a destructive signal", |d| d.as_source());
             (self.emit)(Event::Warning(Warning {
                 action: name.to_owned(),
@@ -634,7 +634,7 @@ impl<'a> Walk<'_, 'a> {
             name: object.as_deref(),
             object: owner.and_then(|i| self.index.at(i)),
         };
-        let row_context = object.is_some() && is_row_context(&action);
+        let row_context = object.is_some() && crate::on_action(&action, is_row_context);
         let definition = definition::build(
             tool_name.clone(),
             &action,

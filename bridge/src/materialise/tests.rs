@@ -97,7 +97,9 @@ fn static_codes_come_from_the_spec_predicate() {
         assert_eq!(skip_code(&m), Some(code), "{extra}");
         assert!(m.registered.is_empty());
         let a = action("a", extra);
-        let expected = static_skip(a.as_object().unwrap()).unwrap().reason();
+        let expected = crate::on_action(a.as_object().unwrap(), static_skip)
+            .unwrap()
+            .reason();
         assert_eq!(m.skipped[0].reason, expected);
     }
 }

@@ -62,10 +62,11 @@ impl ActionTool {
             tool: tool.clone(),
             reason,
         };
-        if let Some(skip) = static_skip(&action) {
+        if let Some(skip) = crate::on_action(&action, static_skip) {
             return Err(refuse(skip.reason()));
         }
-        let route = route_or_skip(&action).map_err(|skip| refuse(skip.reason()))?;
+        let route =
+            crate::on_action(&action, route_or_skip).map_err(|skip| refuse(skip.reason()))?;
         let action_name = match action.get("name") {
             Some(Value::String(n)) if !n.is_empty() => n.clone(),
             _ => return Err(refuse("the action has no `name`".to_owned())),
@@ -79,8 +80,8 @@ impl ActionTool {
                 .entry("objectName")
                 .or_insert_with(|| Value::String(object.clone()));
         }
-        let row_context = is_row_context(&action) && object_name.is_some();
-        let confirmation = needs_confirmation(&action)
+        let row_context = crate::on_action(&action, is_row_context) && object_name.is_some();
+        let confirmation = crate::on_action(&action, needs_confirmation)
             .or((definition.requires_confirmation == Some(true))
                 .then_some(ConfirmationReason::AiRequiresConfirmation));
         let missing = |service: &str| RegisterError::MissingService {

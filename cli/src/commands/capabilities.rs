@@ -64,7 +64,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             return Ok(EXIT_UNUSABLE);
         }
     };
-    let caps = capabilities::build(&doc.root);
+    let arena = objectstack_spec::json::Arena::new();
+    let caps = capabilities::build(objectstack_spec::json::Map::from_serde(&doc.root, &arena));
     let options = RenderOptions {
         format: args.format.into(),
         agent: args.agent,

@@ -14,7 +14,9 @@ use objectstack_lint::render::{self, Format, HumanOptions, SourceText};
 use objectstack_lint::{Baseline, Config, Finding, Level, Severity, Source};
 use rayon::prelude::*;
 
-use crate::input::{Document, read_document};
+use objectstack_spec::json::{Arena, Map};
+
+use crate::input::{Text, read_text};
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 
 /// Where upstream `os compile` writes the compiled stack.
@@ -72,9 +74,10 @@ fn parse_report(s: &str) -> Result<(Format, PathBuf), String> {
 }
 
 /// A file that could be read, with the name findings report.
-struct Loaded {
+struct Loaded<'a> {
     name: String,
-    doc: Document,
+    doc: &'a Text,
+    root: &'a Map<'a>,
 }
 
 /// Runs the command; returns the exit code.
@@ -133,20 +136,29 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         Ok(config)
     };
 
-    let loaded: Vec<Result<Loaded, anyhow::Error>> = files
-        .par_iter()
-        .map(|path| {
-            read_document(path).map(|doc| Loaded {
-                name: display_name(path),
-                doc,
-            })
-        })
-        .collect();
+    // Read in parallel, then parse into one arena (each parse is a fast,
+    // borrowing pass); the lint itself runs the files in parallel.
+    let read: Vec<anyhow::Result<Text>> = files.par_iter().map(|path| read_text(path)).collect();
     let mut unusable = 0usize;
-    let mut docs = Vec::new();
-    for result in loaded {
+    let mut read_files = Vec::new();
+    for result in read {
         match result {
-            Ok(l) => docs.push(l),
+            Ok(text) => read_files.push(text),
+            Err(err) => {
+                unusable += 1;
+                eprintln!("error: {err:#}");
+            }
+        }
+    }
+    let arena = Arena::new();
+    let mut docs = Vec::new();
+    for doc in &read_files {
+        match doc.tree(&arena) {
+            Ok(root) => docs.push(Loaded {
+                name: display_name(&doc.path),
+                doc,
+                root,
+            }),
             Err(err) => {
                 unusable += 1;
                 eprintln!("error: {err:#}");
@@ -162,7 +174,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             "error: not writing the baseline: {unusable} file(s) could not be read, and their \
              findings would be dropped from it; fix them and run again"
         );
-        std::mem::forget(docs);
+        drop(docs);
+        std::mem::forget(arena);
+        std::mem::forget(read_files);
         return Ok(EXIT_UNUSABLE);
     }
     let unusable = unusable > 0;
@@ -171,8 +185,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         .iter()
         .map(|l| Source {
             file: &l.name,
-            text: Some(&l.doc.text),
-            root: &l.doc.root,
+            text: Some(l.doc.text()),
+            root: l.root,
         })
         .collect();
     let mut findings: Vec<Finding> = Vec::new();
@@ -198,7 +212,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             path.display(),
             path.display()
         );
-        std::mem::forget(docs);
+        drop(docs);
+        std::mem::forget(arena);
+        std::mem::forget(read_files);
         return Ok(if unusable { EXIT_UNUSABLE } else { EXIT_OK });
     }
 
@@ -242,7 +258,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         .iter()
         .map(|l| SourceText {
             file: &l.name,
-            text: &l.doc.text,
+            text: l.doc.text(),
         })
         .collect();
     let files_linted = docs.len();
@@ -261,8 +277,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     print!("{main}");
 
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    drop(texts);
+    drop(docs);
     // A large document is not worth freeing just before exit.
-    std::mem::forget(docs);
+    std::mem::forget(arena);
+    std::mem::forget(read_files);
     Ok(if unusable {
         EXIT_UNUSABLE
     } else if failed {

@@ -54,7 +54,7 @@ use objectstack_spec::compose::{Source, compose};
 use objectstack_spec::parse::{ParseError, decode_utf8, parse_value};
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::{SourceIndex, Span};
-use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate};
+use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate_serde};
 use serde_json::{Map, Value, json};
 
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
@@ -134,7 +134,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let mut found = Vec::new();
     for (i, file) in files.iter().enumerate() {
         if let Ok(loaded) = &file.loaded {
-            for diagnostic in validate(&loaded.root) {
+            for diagnostic in validate_serde(&loaded.root) {
                 let related_files = vec![i; diagnostic.related.len()];
                 found.push(Found {
                     file: i,

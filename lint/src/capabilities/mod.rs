@@ -89,10 +89,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use objectstack_spec::collection::{Record, records, records_of};
+use objectstack_spec::json::Arena;
+use objectstack_spec::json::{Map, Value};
 use objectstack_spec::materialise::{self, ConfirmationReason, StaticSkip};
 use objectstack_spec::path::JsonPath;
 use petgraph::graph::{DiGraph, NodeIndex};
-use serde_json::{Map, Value};
 
 use crate::universe::Universe;
 
@@ -505,7 +506,7 @@ fn known_agents(known: &[String]) -> String {
 const KNOWN_SHOWN: usize = 20;
 
 /// Reads a stack and builds its capability view (see the module docs).
-pub fn build(stack: &Map<String, Value>) -> Capabilities {
+pub fn build(stack: &Map<'_>) -> Capabilities {
     Builder::default().build(stack)
 }
 
@@ -683,16 +684,16 @@ fn active_of(record: &Record<'_>) -> bool {
 }
 
 impl Builder {
-    fn build(mut self, stack: &Map<String, Value>) -> Capabilities {
+    fn build(mut self, stack: &Map<'_>) -> Capabilities {
         self.read_actions(stack);
-        let flows: HashSet<String> = records_of(stack, "flows")
+        let flows: HashSet<String> = records_of(stack, "flows", &Arena::new())
             .iter()
             .filter_map(|r| r.name().map(str::to_owned))
             .collect();
         self.read_tools(stack, &flows);
         self.universe = Universe::new(self.caps_tools.iter().map(|t| t.name.clone()).collect());
         self.skill_names = Universe::new(
-            records_of(stack, "skills")
+            records_of(stack, "skills", &Arena::new())
                 .iter()
                 .filter_map(|r| r.name().map(str::to_owned))
                 .collect(),
@@ -733,16 +734,16 @@ impl Builder {
         }
     }
 
-    fn read_actions(&mut self, stack: &Map<String, Value>) {
-        for record in records_of(stack, "actions") {
+    fn read_actions(&mut self, stack: &Map<'_>) {
+        for record in records_of(stack, "actions", &Arena::new()) {
             let path = path_of("actions", record.index());
             let object = str_field(&record, "objectName");
             self.push_action(&record, path, object);
         }
-        for object in records_of(stack, "objects") {
+        for object in records_of(stack, "objects", &Arena::new()) {
             let object_path = path_of("objects", object.index());
             let object_name = object.name().map(str::to_owned);
-            for record in records(object.get("actions")) {
+            for record in records(object.get("actions"), &Arena::new()) {
                 let path = object_path.key("actions").index(record.index());
                 let owner = str_field(&record, "objectName").or_else(|| object_name.clone());
                 self.push_action(&record, path, owner);
@@ -752,7 +753,7 @@ impl Builder {
 
     fn push_action(&mut self, record: &Record<'_>, path: JsonPath, object: Option<String>) {
         let Some(name) = record.name() else { return };
-        let fields: &Map<String, Value> = &record.fields;
+        let fields: &Map<'_> = record.fields;
         let index = self.actions.len();
         self.actions.push(Action {
             name: name.to_owned(),
@@ -775,7 +776,7 @@ impl Builder {
         self.caps_tools.push(tool);
     }
 
-    fn read_tools(&mut self, stack: &Map<String, Value>, flows: &HashSet<String>) {
+    fn read_tools(&mut self, stack: &Map<'_>, flows: &HashSet<String>) {
         for group in objectstack_registry::GROUPS {
             for name in group.names {
                 self.push_tool(Tool {
@@ -790,7 +791,7 @@ impl Builder {
                 });
             }
         }
-        for record in records_of(stack, "tools") {
+        for record in records_of(stack, "tools", &Arena::new()) {
             let Some(name) = record.name() else { continue };
             let path = path_of("tools", record.index()).to_string();
             let mut tool = Tool {
@@ -832,7 +833,7 @@ impl Builder {
             Some(other) => {
                 tool.status = ToolStatus::BindingUnresolved(format!(
                     "`binding` must be an object `{{type: action|flow, name}}`, found {}",
-                    materialise::kind(other)
+                    objectstack_spec::json::kind(other)
                 ));
                 return;
             }
@@ -881,8 +882,8 @@ impl Builder {
         }
     }
 
-    fn read_skills(&mut self, stack: &Map<String, Value>) {
-        for record in records_of(stack, "skills") {
+    fn read_skills(&mut self, stack: &Map<'_>) {
+        for record in records_of(stack, "skills", &Arena::new()) {
             let index = self.skills.len();
             let name = display_name(&record);
             let path = path_of("skills", record.index());
@@ -1079,9 +1080,9 @@ impl Builder {
         node
     }
 
-    fn read_agents(&mut self, stack: &Map<String, Value>) -> Vec<Agent> {
+    fn read_agents(&mut self, stack: &Map<'_>) -> Vec<Agent> {
         let mut agents = Vec::new();
-        for record in records_of(stack, "agents") {
+        for record in records_of(stack, "agents", &Arena::new()) {
             let index = agents.len();
             let name = display_name(&record);
             let path = path_of("agents", record.index());
@@ -1246,11 +1247,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn caps(v: Value) -> Capabilities {
-        match v {
-            Value::Object(m) => build(&m),
-            _ => unreachable!("test stacks are objects"),
-        }
+    fn caps(v: serde_json::Value) -> Capabilities {
+        build(crate::testing::doc(v))
     }
 
     fn tool_names(caps: &Capabilities, grants: &Grants) -> Vec<String> {

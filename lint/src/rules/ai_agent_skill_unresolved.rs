@@ -1,7 +1,7 @@
 //! `ai-agent-skill-unresolved`: an agent names a skill the stack does not
 //! define.
 
-use serde_json::Value;
+use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Names, Report, declare_rule};
@@ -100,7 +100,7 @@ mod tests {
             "agents": [{"name": "support", "skills": ["case_triage", "email_draft", 4, "", "billing"]},
                        {"name": "x", "skills": "case_triage"}]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         let got: Vec<_> = hits
             .iter()
             .map(|h| (h.path.as_str(), h.suggestion.as_deref()))

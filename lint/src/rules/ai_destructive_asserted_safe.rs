@@ -1,10 +1,10 @@
 //! `ai-destructive-asserted-safe`: an exposed destructive-looking action
 //! that opts out of confirmation.
 
+use objectstack_spec::json::Value;
 use objectstack_spec::materialise::{
     ai_block, asserted_safe_despite_destructive, destructive_signal,
 };
-use serde_json::Value;
 
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Report, declare_rule};
@@ -107,7 +107,7 @@ mod tests {
                 {"name": "e", "mode": "delete", "ai": {"exposed": true, "requiresConfirmation": true}}
             ]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].path, "actions[0].ai.requiresConfirmation");
         assert!(hits[0].message.contains("`variant: danger`"));

@@ -1,8 +1,8 @@
 //! `ai-destructive-exposure-undecided`: a destructive-looking action with no
 //! explicit AI exposure decision.
 
+use objectstack_spec::json::Value;
 use objectstack_spec::materialise::{ConfirmationReason, ai_block, destructive_signal};
-use serde_json::Value;
 
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Report, declare_rule};
@@ -120,7 +120,7 @@ mod tests {
                 {"name": "g", "confirmText": ""}
             ]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         let paths: Vec<_> = hits.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["actions[0]", "actions[1]", "actions[2]"]);
         assert!(
@@ -134,7 +134,7 @@ mod tests {
     fn object_actions_are_checked_too() {
         let d =
             doc(json!({"objects": [{"name": "o", "actions": [{"name": "x", "mode": "delete"}]}]}));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits[0].where_, "object \"o\" \u{b7} action \"x\"");
         assert_eq!(hits[0].path, "objects[0].actions[0]");
     }

@@ -2,7 +2,7 @@
 //! exists where the approval queue is wired.
 
 use objectstack_registry::ACTION_PREFIX;
-use serde_json::Value;
+use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Report, declare_rule};
@@ -130,7 +130,7 @@ mod tests {
             ]}],
             "skills": [{"name": "billing", "tools": ["action_void", "action_send", "action_safe", "action_plain", "action_*"]}]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         let refs: Vec<_> = hits.iter().filter_map(|h| h.reference.as_deref()).collect();
         assert_eq!(refs, ["action_void", "action_send"]);
         assert!(hits[0].message.contains("`confirmText`"));
@@ -149,6 +149,6 @@ mod tests {
                          "ai": {"exposed": true, "description": D}}],
             "skills": [{"name": "s", "tools": ["action_void"]}]
         }));
-        assert!(check_rule(&RULE, &d).is_empty());
+        assert!(check_rule(&RULE, d).is_empty());
     }
 }

@@ -1,8 +1,8 @@
 //! `ai-skill-tool-unresolved`: a skill names a tool nothing provides.
 
 use objectstack_registry::{ACTION_PREFIX, FAMILY_PREFIXES};
+use objectstack_spec::json::Value;
 use objectstack_spec::materialise::static_skip;
-use serde_json::Value;
 
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Report, declare_rule};
@@ -200,7 +200,7 @@ mod tests {
             "tools": [{"name": "my_tool"}],
             "skills": [{"name": "s", "tools": ["query_data", "my_tool", "ghost"]}]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].path, "skills[0].tools[2]");
         assert_eq!(hits[0].reference.as_deref(), Some("ghost"));
@@ -214,7 +214,7 @@ mod tests {
                          "ai": {"exposed": true, "description": EXPOSED}}],
             "skills": [{"name": "s", "tools": ["close_case"]}]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits[0].suggestion.as_deref(), Some("action_close_case"));
         assert!(
             hits[0]
@@ -230,7 +230,7 @@ mod tests {
                 "ai": {"exposed": true, "description": EXPOSED}}]}],
             "skills": [{"tools": ["action_escalate"]}]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].where_, "skill \"#0\" \u{b7} tools");
         assert!(hits[0].message.contains("UI-only"), "{}", hits[0].message);
@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn wildcard_kind() {
         let d = doc(json!({"skills": [{"name": "s", "tools": ["action_*", "query_*", "*"]}]}));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].reference.as_deref(), Some("action_*"));
         assert!(hits[0].message.contains("no tools at all"));
@@ -256,7 +256,7 @@ mod tests {
                 "ai": {"exposed": true, "description": EXPOSED}}]}},
             "skills": [{"name": "s", "tools": ["action_close", "action_*", "action_clo*"]}]
         }));
-        assert!(check_rule(&RULE, &d).is_empty());
+        assert!(check_rule(&RULE, d).is_empty());
     }
 
     #[test]
@@ -265,7 +265,7 @@ mod tests {
             "skills": [null, "x", {"name": "s", "tools": [null, 3, "", "ghost"]},
                        {"name": "t", "tools": "ghost"}, {"name": "u"}]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].path, "skills[0].tools[3]");
     }
@@ -274,7 +274,7 @@ mod tests {
     fn map_shaped_skills() {
         let d =
             doc(json!({"skills": {"a": {"tools": ["x"]}, "b": {"name": "bee", "tools": ["y"]}}}));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 2);
         assert_eq!(hits[1].path, "skills[1].tools[0]");
         assert_eq!(hits[1].where_, "skill \"bee\" \u{b7} tools");

@@ -1,8 +1,9 @@
 //! `ai-tool-binding-unresolved`: a tool record's binding points at nothing
 //! that runs.
 
-use objectstack_spec::materialise::{kind, materialises, static_skip};
-use serde_json::Value;
+use objectstack_spec::json::Value;
+use objectstack_spec::json::kind;
+use objectstack_spec::materialise::{materialises, static_skip};
 
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Names, Report, declare_rule};
@@ -224,7 +225,7 @@ mod tests {
                       {"name": "b", "binding": {"type": "action", "name": "close"}},
                       {"name": "c"}]
         }));
-        assert!(check_rule(&RULE, &d).is_empty());
+        assert!(check_rule(&RULE, d).is_empty());
     }
 
     #[test]
@@ -241,7 +242,7 @@ mod tests {
                 {"name": "f", "binding": "renew"}
             ]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         let got: Vec<_> = hits
             .iter()
             .map(|h| (h.path.as_str(), h.suggestion.as_deref()))

@@ -1,6 +1,6 @@
 //! `ai-tool-record-inert`: a tool record with no binding executes nothing.
 
-use serde_json::Value;
+use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Report, declare_rule};
@@ -106,7 +106,7 @@ mod tests {
                 7
             ]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         let paths: Vec<_> = hits
             .iter()
             .map(|h| (h.path.as_str(), h.where_.as_str()))

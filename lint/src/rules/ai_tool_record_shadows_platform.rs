@@ -102,7 +102,7 @@ mod tests {
             "tools": [{"name": "query_records"}, {"name": "action_close"}, {"name": "mine"},
                       {"name": "actionable"}]
         }));
-        let hits = check_rule(&RULE, &d);
+        let hits = check_rule(&RULE, d);
         let paths: Vec<_> = hits.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["tools[0].name", "tools[1].name"]);
         assert!(hits[0].message.contains("`service-ai`"));

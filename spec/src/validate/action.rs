@@ -6,7 +6,7 @@
 //! `requiresConfirmation`, and `llm`/`tool` for `ai`). Its params are
 //! strict.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar};
 use super::keys::{Shape, check_keys};
@@ -194,7 +194,7 @@ pub(crate) const FIELD_TYPES: &[&str] = &[
 /// Checks every action of one collection and their names' uniqueness.
 pub(crate) fn check_all(
     cx: &mut Cx,
-    parent: &Map<String, Value>,
+    parent: &Map<'_>,
     key: &str,
     entries: &[Entry<'_>],
     object: Option<&str>,
@@ -213,7 +213,7 @@ pub(crate) fn check_all(
     duplicates(cx, &names, "action", scope);
 }
 
-fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>, object: Option<&str>) {
+fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
     let path = &entry.path;
     let who = entry.describe("action");
     let who = match object {
@@ -294,12 +294,12 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>, object: Optio
     }
 }
 
-fn action_type(cx: &mut Cx, raw: &Map<String, Value>, path: &JsonPath) {
+fn action_type(cx: &mut Cx, raw: &Map<'_>, path: &JsonPath) {
     let Some(Value::String(t)) = raw.get("type") else {
         field(cx, raw, "type", path, Expected::String);
         return;
     };
-    if t == "update" {
+    if *t == "update" {
         cx.push(Diagnostic::new(
             DiagnosticId::InvalidEnum,
             path.key("type"),
@@ -314,12 +314,7 @@ fn action_type(cx: &mut Cx, raw: &Map<String, Value>, path: &JsonPath) {
 
 /// Checks `params`; returns the declared param names, or `None` when
 /// `params` is unusable (so hints cannot be judged).
-fn params(
-    cx: &mut Cx,
-    raw: &Map<String, Value>,
-    path: &JsonPath,
-    who: &str,
-) -> Option<Vec<String>> {
+fn params(cx: &mut Cx, raw: &Map<'_>, path: &JsonPath, who: &str) -> Option<Vec<String>> {
     let Some(value) = raw.get("params") else {
         return Some(Vec::new());
     };
@@ -366,7 +361,7 @@ fn params(
 /// Checks one param; returns its effective name and where it is written.
 fn param(
     cx: &mut Cx,
-    param: &Map<String, Value>,
+    param: &Map<'_>,
     path: &JsonPath,
     who: &str,
 ) -> Option<(String, JsonPath, Anchor)> {

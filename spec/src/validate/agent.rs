@@ -1,7 +1,7 @@
 //! Agents: a loose shape; their names, skills and surface are checked,
 //! and the keys removed by ADR-0064 are explained.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::Anchor;
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, wrong_type};
@@ -35,7 +35,7 @@ const AGENT: Shape = Shape {
 pub(crate) fn check(
     cx: &mut Cx,
     entry: &Entry<'_>,
-    raw: &Map<String, Value>,
+    raw: &Map<'_>,
 ) -> Option<(String, JsonPath, Anchor)> {
     let who = entry.describe("agent");
     let path = &entry.path;

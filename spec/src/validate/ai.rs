@@ -1,6 +1,6 @@
 //! The `ai` block of an action (ADR-0011) and its param hints, both strict.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::check::{Cx, Expected, closest, enum_field, field, fields, wrong_type};
 use super::keys::{Shape, check_keys};
@@ -86,7 +86,7 @@ const HINT: Shape = Shape {
 /// names (`None` when they cannot be known); `who` names the action.
 pub(crate) fn check(
     cx: &mut Cx,
-    block: &Map<String, Value>,
+    block: &Map<'_>,
     path: &JsonPath,
     declared: Option<&[String]>,
     who: &str,
@@ -109,7 +109,7 @@ pub(crate) fn check(
     }
 }
 
-fn description(cx: &mut Cx, block: &Map<String, Value>, path: &JsonPath, exposed: bool, who: &str) {
+fn description(cx: &mut Cx, block: &Map<'_>, path: &JsonPath, exposed: bool, who: &str) {
     let at = path.key("description");
     match block.get("description") {
         Some(Value::String(text)) if !text.is_empty() => {
@@ -146,7 +146,7 @@ fn description(cx: &mut Cx, block: &Map<String, Value>, path: &JsonPath, exposed
 
 fn param_hints(
     cx: &mut Cx,
-    hints: &Map<String, Value>,
+    hints: &Map<'_>,
     path: &JsonPath,
     declared: Option<&[String]>,
     who: &str,

@@ -1,10 +1,10 @@
 //! Shared helpers: the diagnostic sink, type checks with fixes, enum and
 //! name checks.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::{Anchor, Diagnostic, DiagnosticId};
-use crate::materialise::kind;
+use crate::json::kind;
 use crate::path::{JsonPath, Segment};
 use crate::text::{is_snake_name, levenshtein_utf16, utf16_len};
 
@@ -88,7 +88,7 @@ impl Expected {
             return "leave the key out instead of writing `null`".to_owned();
         }
         match (self, found) {
-            (Expected::Boolean, Value::String(s)) if s == "true" || s == "false" => {
+            (Expected::Boolean, Value::String(s)) if *s == "true" || *s == "false" => {
                 format!("write `{s}` without quotes")
             }
             (Expected::Boolean, _) => "write `true` or `false`".to_owned(),
@@ -136,11 +136,11 @@ pub(crate) fn wrong_type(
 /// reports a wrong type (and returns `None`) otherwise.
 pub(crate) fn field<'v>(
     cx: &mut Cx,
-    parent: &'v Map<String, Value>,
+    parent: &'v Map<'v>,
     key: &str,
     parent_path: &JsonPath,
     expected: Expected,
-) -> Option<&'v Value> {
+) -> Option<&'v Value<'v>> {
     let value = parent.get(key)?;
     if expected.accepts(value) {
         Some(value)
@@ -158,7 +158,7 @@ pub(crate) fn field<'v>(
 /// Checks the types of several optional keys at once.
 pub(crate) fn fields(
     cx: &mut Cx,
-    parent: &Map<String, Value>,
+    parent: &Map<'_>,
     parent_path: &JsonPath,
     specs: &[(&str, Expected)],
 ) {
@@ -170,7 +170,7 @@ pub(crate) fn fields(
 /// Reports a missing required key.
 pub(crate) fn require(
     cx: &mut Cx,
-    parent: &Map<String, Value>,
+    parent: &Map<'_>,
     key: &str,
     parent_path: &JsonPath,
     owner: &str,
@@ -229,7 +229,7 @@ pub(crate) fn fold(s: &str) -> String {
 /// Checks that `key` (when present) is a string in `allowed`; returns it.
 pub(crate) fn enum_field<'v>(
     cx: &mut Cx,
-    parent: &'v Map<String, Value>,
+    parent: &'v Map<'v>,
     key: &str,
     parent_path: &JsonPath,
     allowed: &[&str],
@@ -390,32 +390,39 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A `serde_json` value as a leaked document value.
+    fn dv(v: serde_json::Value) -> Value<'static> {
+        let arena: &'static crate::json::Arena = Box::leak(Box::default());
+        let v: &'static serde_json::Value = Box::leak(Box::new(v));
+        Value::from_serde(v, arena)
+    }
+
     #[test]
     fn describes_values_with_previews() {
-        assert_eq!(describe(&json!("yes")), "a string (\"yes\")");
-        assert_eq!(describe(&json!(3)), "a number (3)");
-        assert_eq!(describe(&json!([1])), "an array");
+        assert_eq!(describe(&dv(json!("yes"))), "a string (\"yes\")");
+        assert_eq!(describe(&dv(json!(3))), "a number (3)");
+        assert_eq!(describe(&dv(json!([1]))), "an array");
         let long = "x".repeat(100);
-        assert!(describe(&json!(long)).ends_with("...)"));
+        assert!(describe(&dv(json!(long))).ends_with("...)"));
     }
 
     #[test]
     fn fixes_name_the_repair() {
         assert_eq!(
-            Expected::Boolean.fix(&json!("true")),
+            Expected::Boolean.fix(&dv(json!("true"))),
             "write `true` without quotes"
         );
         assert_eq!(
-            Expected::Array.fix(&json!("a")),
+            Expected::Array.fix(&dv(json!("a"))),
             "wrap it in a list: `[\"a\"]`"
         );
         assert_eq!(
-            Expected::Number.fix(&json!(" 4 ")),
+            Expected::Number.fix(&dv(json!(" 4 "))),
             "write `4` without quotes"
         );
         assert!(
             Expected::Object
-                .fix(&json!(null))
+                .fix(&dv(json!(null)))
                 .contains("leave the key out")
         );
     }

@@ -15,7 +15,7 @@
 //!
 //! Loose shapes (actions, agents) only report steps 1 to 3.
 
-use serde_json::{Map, Value};
+use crate::json::Map;
 
 use super::check::{Cx, closest};
 use super::{Diagnostic, DiagnosticId};
@@ -81,7 +81,7 @@ impl Shape {
 pub(crate) fn check_keys(
     cx: &mut Cx,
     shape: &Shape,
-    fields: &Map<String, Value>,
+    fields: &Map<'_>,
     path: &JsonPath,
     surface: &str,
 ) {
@@ -165,12 +165,15 @@ mod tests {
         retired: &[("old", "it was removed")],
     };
 
-    fn run(shape: &Shape, v: Value) -> Vec<Diagnostic> {
+    fn run(shape: &Shape, v: serde_json::Value) -> Vec<Diagnostic> {
         let mut cx = Cx::default();
+        let arena = crate::json::Arena::new();
         check_keys(
             &mut cx,
             shape,
-            v.as_object().unwrap(),
+            crate::json::Value::from_serde(&v, &arena)
+                .as_object()
+                .unwrap(),
             &JsonPath::root().key("ai"),
             "the block",
         );

@@ -44,7 +44,7 @@ mod tool;
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use crate::json::Map;
 
 pub use ai::MIN_DESCRIPTION_LEN;
 pub use ids::DiagnosticId;
@@ -183,10 +183,17 @@ impl fmt::Display for Diagnostic {
 /// Validates a stack document, reporting every problem at once, in
 /// document order of the checks (collections in the order `objects`,
 /// `actions`, `tools`, `skills`, `agents`).
-pub fn validate(document: &Map<String, Value>) -> Vec<Diagnostic> {
+pub fn validate(document: &Map<'_>) -> Vec<Diagnostic> {
+    let arena = crate::json::Arena::new();
     let mut cx = check::Cx::default();
-    stack::check(&mut cx, document);
+    stack::check(&mut cx, document, &arena);
     cx.into_diagnostics()
+}
+
+/// [`validate`] for a `serde_json` document.
+pub fn validate_serde(document: &serde_json::Map<String, serde_json::Value>) -> Vec<Diagnostic> {
+    let arena = crate::json::Arena::new();
+    validate(Map::from_serde(document, &arena))
 }
 
 #[cfg(test)]
@@ -194,15 +201,15 @@ pub(crate) mod test_support {
     use super::*;
 
     /// Validates a JSON value that must be an object.
-    pub(crate) fn run(value: Value) -> Vec<Diagnostic> {
+    pub(crate) fn run(value: serde_json::Value) -> Vec<Diagnostic> {
         match value {
-            Value::Object(map) => validate(&map),
+            serde_json::Value::Object(map) => validate_serde(&map),
             _ => unreachable!("test documents are objects"),
         }
     }
 
     /// The `(id, path)` pairs of a validation, for compact assertions.
-    pub(crate) fn ids(value: Value) -> Vec<(&'static str, String)> {
+    pub(crate) fn ids(value: serde_json::Value) -> Vec<(&'static str, String)> {
         run(value)
             .into_iter()
             .map(|d| (d.id.as_str(), d.path.to_string()))

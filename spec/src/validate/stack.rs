@@ -1,11 +1,12 @@
 //! The stack's collections and the records they hold: shapes, names,
 //! duplicates, objects and their fields.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::check::{Cx, Expected, Grammar, child, fields, fold, name_grammar, wrong_type};
 use super::{Anchor, Diagnostic, DiagnosticId, Related, Severity, action, agent, skill, tool};
 use crate::collection::{Origin, Record, records};
+use crate::json::Arena;
 use crate::path::JsonPath;
 use crate::text::levenshtein_utf16;
 
@@ -22,7 +23,7 @@ pub(crate) struct Entry<'a> {
 impl Entry<'_> {
     /// Where the record's name is written: its `name` key, or the map key
     /// when the entry does not write one.
-    pub(crate) fn name_location(&self, raw: &Map<String, Value>) -> (JsonPath, Anchor) {
+    pub(crate) fn name_location(&self, raw: &Map<'_>) -> (JsonPath, Anchor) {
         match self.record.origin {
             Origin::Map { .. } if !raw.contains_key("name") => (self.path.clone(), Anchor::Key),
             _ => (self.path.key("name"), Anchor::Value),
@@ -30,14 +31,10 @@ impl Entry<'_> {
     }
 
     /// The record as written (without the name a map key supplies).
-    pub(crate) fn raw<'b>(
-        &self,
-        parent: &'b Map<String, Value>,
-        key: &str,
-    ) -> Option<&'b Map<String, Value>> {
+    pub(crate) fn raw<'b>(&self, parent: &'b Map<'b>, key: &str) -> Option<&'b Map<'b>> {
         let collection = parent.get(key)?;
         match self.record.origin {
-            Origin::Array { raw_index, .. } => collection.get(raw_index)?.as_object(),
+            Origin::Array { raw_index, .. } => collection.as_array()?.get(raw_index)?.as_object(),
             Origin::Map { key, .. } => collection.get(key)?.as_object(),
         }
     }
@@ -55,10 +52,11 @@ impl Entry<'_> {
 /// reporting a wrong shape and entries that are not objects.
 pub(crate) fn collection<'a>(
     cx: &mut Cx,
-    parent: &'a Map<String, Value>,
+    parent: &'a Map<'a>,
     key: &str,
     parent_path: &JsonPath,
     noun: &str,
+    arena: &'a Arena,
 ) -> Vec<Entry<'a>> {
     let at = parent_path.key(key);
     let value = match parent.get(key) {
@@ -99,7 +97,7 @@ pub(crate) fn collection<'a>(
             }
         }
         Value::Object(entries) => {
-            for (k, entry) in entries {
+            for (k, entry) in entries.iter() {
                 if !entry.is_object() {
                     not_object(cx, at.key(k), entry);
                 }
@@ -107,7 +105,7 @@ pub(crate) fn collection<'a>(
         }
         _ => {}
     }
-    records(Some(value))
+    records(Some(value), arena)
         .into_iter()
         .filter(|r| match r.origin {
             Origin::Map { key: k, .. } => value.get(k).is_some_and(Value::is_object),
@@ -125,7 +123,7 @@ pub(crate) fn collection<'a>(
 pub(crate) fn record_name(
     cx: &mut Cx,
     entry: &Entry<'_>,
-    raw: &Map<String, Value>,
+    raw: &Map<'_>,
     noun: &str,
     grammar: Option<Grammar>,
 ) -> Option<(String, JsonPath, Anchor)> {
@@ -150,7 +148,7 @@ pub(crate) fn record_name(
                     grammar,
                 );
             }
-            Some((name.clone(), path, anchor))
+            Some(((*name).to_owned(), path, anchor))
         }
         Some(other) => {
             cx.push(wrong_type(
@@ -218,11 +216,11 @@ pub(crate) fn duplicates_as(
 }
 
 /// Validates a whole stack document.
-pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
+pub(crate) fn check<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
     top_level_near_misses(cx, document);
     let root = JsonPath::root();
 
-    let objects = collection(cx, document, "objects", &root, "object");
+    let objects = collection(cx, document, "objects", &root, "object", arena);
     let mut names = Vec::new();
     for entry in &objects {
         let Some(raw) = entry.raw(document, "objects") else {
@@ -231,11 +229,11 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
         if let Some(name) = record_name(cx, entry, raw, "object", None) {
             names.push(name);
         }
-        object(cx, entry, raw);
+        object(cx, entry, raw, arena);
     }
     duplicates(cx, &names, "object", "`objects`");
 
-    let actions = collection(cx, document, "actions", &root, "action");
+    let actions = collection(cx, document, "actions", &root, "action", arena);
     action::check_all(
         cx,
         document,
@@ -245,7 +243,7 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
         "the stack's `actions`",
     );
 
-    let tools = collection(cx, document, "tools", &root, "tool");
+    let tools = collection(cx, document, "tools", &root, "tool", arena);
     let mut names = Vec::new();
     for entry in &tools {
         let Some(raw) = entry.raw(document, "tools") else {
@@ -257,7 +255,7 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
     }
     duplicates(cx, &names, "tool", "`tools`");
 
-    let skills = collection(cx, document, "skills", &root, "skill");
+    let skills = collection(cx, document, "skills", &root, "skill", arena);
     let mut names = Vec::new();
     for entry in &skills {
         let Some(raw) = entry.raw(document, "skills") else {
@@ -269,7 +267,7 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
     }
     duplicates(cx, &names, "skill", "`skills`");
 
-    let agents = collection(cx, document, "agents", &root, "agent");
+    let agents = collection(cx, document, "agents", &root, "agent", arena);
     let mut names = Vec::new();
     for entry in &agents {
         let Some(raw) = entry.raw(document, "agents") else {
@@ -284,9 +282,9 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<String, Value>) {
 
 /// Warns about top-level keys one edit away from a modelled collection
 /// (`skill`, `Tools`): the stack keeps them, but nothing reads them.
-fn top_level_near_misses(cx: &mut Cx, document: &Map<String, Value>) {
+fn top_level_near_misses(cx: &mut Cx, document: &Map<'_>) {
     for key in document.keys() {
-        if COLLECTIONS.contains(&key.as_str()) {
+        if COLLECTIONS.contains(&key) {
             continue;
         }
         let folded = fold(key);
@@ -310,10 +308,10 @@ fn top_level_near_misses(cx: &mut Cx, document: &Map<String, Value>) {
 }
 
 /// An object: its label, fields and actions.
-fn object(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>) {
+fn object<'a>(cx: &mut Cx, entry: &Entry<'_>, raw: &'a Map<'a>, arena: &'a Arena) {
     fields(cx, raw, &entry.path, &[("label", Expected::Text)]);
     let owner = entry.record.name().map(str::to_owned);
-    for field in collection(cx, raw, "fields", &entry.path, "field") {
+    for field in collection(cx, raw, "fields", &entry.path, "field", arena) {
         let Some(field_raw) = field.raw(raw, "fields") else {
             continue;
         };
@@ -330,7 +328,7 @@ fn object(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<String, Value>) {
             ],
         );
     }
-    let actions = collection(cx, raw, "actions", &entry.path, "action");
+    let actions = collection(cx, raw, "actions", &entry.path, "action", arena);
     let scope = format!("{}'s `actions`", entry.describe("object"));
     action::check_all(cx, raw, "actions", &actions, owner.as_deref(), &scope);
 }

@@ -1,6 +1,6 @@
 //! Tool records (`stack.tools[]`), strict, with the Phase 2 `binding`.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::Anchor;
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require};
@@ -66,7 +66,7 @@ const BINDING: Shape = Shape {
 pub(crate) fn check(
     cx: &mut Cx,
     entry: &Entry<'_>,
-    raw: &Map<String, Value>,
+    raw: &Map<'_>,
 ) -> Option<(String, JsonPath, Anchor)> {
     let who = entry.describe("tool record");
     let path = &entry.path;

@@ -896,7 +896,12 @@ mod tests {
             collect_ai_blocks(&stack, &mut stack_actions);
             for ai in stack_actions {
                 assert_eq!(
-                    objectstack_spec::materialise::ai_block_fault(&ai),
+                    objectstack_spec::materialise::ai_block_fault(
+                        objectstack_spec::json::Map::from_serde(
+                            &ai,
+                            &objectstack_spec::json::Arena::new()
+                        )
+                    ),
                     None,
                     "{ai:?}"
                 );

@@ -1,0 +1,749 @@
+//! A compact JSON document that borrows from the text it was parsed from.
+//!
+//! [`serde_json::Value`] owns every string and keeps each object in an
+//! ordered hash map. For a stack of tens of megabytes that is most of the
+//! cost of reading it: millions of small allocations, and several times the
+//! file's size in memory. The checks in this workspace only *read* the
+//! document, so this module offers a read-only tree instead:
+//!
+//! - strings are slices of the input text; only strings with escapes are
+//!   decoded, into the [`Arena`];
+//! - arrays and objects are slices allocated in the [`Arena`], each exactly
+//!   as long as it needs to be; nothing is freed one by one;
+//! - objects keep document order. A key written twice keeps its first
+//!   position and its last value, as `JSON.parse` does. Objects with many
+//!   keys carry a sorted index, so a lookup never scans thousands of keys.
+//!
+//! The API mirrors `serde_json`'s (`get`, `as_str`, `as_object`, `iter`,
+//! ...), so code reads the same. [`Value::from_serde`] borrows an existing
+//! `serde_json::Value` (for callers that already have one), and
+//! [`Value::to_serde`] copies a part out when an owned value is needed.
+//!
+//! ```
+//! use objectstack_spec::json::{self, Arena};
+//! let arena = Arena::new();
+//! let doc = json::parse_document(br#"{"skills": [{"name": "triage"}]}"#, &arena)?;
+//! let skills = doc.get("skills").and_then(|v| v.as_array()).unwrap_or_default();
+//! assert_eq!(skills[0].get("name").and_then(|v| v.as_str()), Some("triage"));
+//! # Ok::<(), objectstack_spec::parse::ParseError>(())
+//! ```
+
+use std::fmt;
+
+use bumpalo::Bump;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::parse::ParseError;
+
+/// Owns what a [`Value`] tree does not borrow from the text: the slices of
+/// arrays and objects and the decoded strings. Drop it to free the whole
+/// tree at once (or leak it at process exit).
+#[derive(Default)]
+pub struct Arena {
+    bump: Bump,
+}
+
+impl Arena {
+    /// An empty arena.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes allocated so far.
+    pub fn allocated_bytes(&self) -> usize {
+        self.bump.allocated_bytes()
+    }
+}
+
+impl fmt::Debug for Arena {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Arena")
+            .field("allocated_bytes", &self.allocated_bytes())
+            .finish()
+    }
+}
+
+/// A JSON number, as `serde_json` reads it (without arbitrary precision).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    /// A non-negative integer.
+    PosInt(u64),
+    /// A negative integer.
+    NegInt(i64),
+    /// Anything with a fraction or exponent, or out of the integer ranges.
+    Float(f64),
+}
+
+impl Number {
+    /// The number as a float (always succeeds, possibly lossy).
+    #[allow(clippy::cast_precision_loss)]
+    pub fn as_f64(&self) -> f64 {
+        match *self {
+            Number::PosInt(n) => n as f64,
+            Number::NegInt(n) => n as f64,
+            Number::Float(n) => n,
+        }
+    }
+
+    /// The number when it is a non-negative integer.
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Number::PosInt(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The number when it is an integer that fits `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Number::PosInt(n) => i64::try_from(n).ok(),
+            Number::NegInt(n) => Some(n),
+            Number::Float(_) => None,
+        }
+    }
+
+    /// Whether it was read as a float.
+    pub fn is_f64(&self) -> bool {
+        matches!(self, Number::Float(_))
+    }
+
+    /// The same number as a `serde_json::Number`.
+    pub fn to_serde(&self) -> serde_json::Number {
+        match *self {
+            Number::PosInt(n) => n.into(),
+            Number::NegInt(n) => n.into(),
+            // The parser never yields a non-finite float; 0 is unreachable.
+            Number::Float(n) => serde_json::Number::from_f64(n).unwrap_or_else(|| 0.into()),
+        }
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_serde(), f)
+    }
+}
+
+/// A JSON value borrowed from its text and [`Arena`]. It is `Copy`: passing
+/// one around copies 24 bytes, never the tree.
+#[derive(Debug, Clone, Copy)]
+pub enum Value<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(&'a str),
+    /// An array.
+    Array(&'a [Value<'a>]),
+    /// An object.
+    Object(&'a Map<'a>),
+}
+
+/// A JSON object: its entries in document order (a key appears once), and
+/// for large objects a sorted index used by [`Map::get`].
+#[derive(Debug)]
+pub struct Map<'a> {
+    entries: &'a [(&'a str, Value<'a>)],
+    /// Entry positions sorted by key; empty for small objects.
+    sorted: &'a [u32],
+}
+
+/// Objects with more keys than this get a sorted index.
+const INDEXED_FROM: usize = 16;
+
+impl<'a> Map<'a> {
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
+        let entries = self.entries;
+        if self.sorted.is_empty() {
+            return entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+        }
+        let found = self
+            .sorted
+            .binary_search_by(|&i| {
+                entries
+                    .get(i as usize)
+                    .map_or(std::cmp::Ordering::Less, |(k, _)| (*k).cmp(key))
+            })
+            .ok()?;
+        let i = *self.sorted.get(found)? as usize;
+        entries.get(i).map(|(_, v)| v)
+    }
+
+    /// Whether `key` is present.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The entries in document order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, &'a Value<'a>)> + 'a {
+        self.entries.iter().map(|(k, v)| (*k, v))
+    }
+
+    /// The keys in document order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
+        self.entries.iter().map(|(k, _)| *k)
+    }
+
+    /// The values in document order.
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &'a Value<'a>> + 'a {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the object has no keys.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// An owned copy.
+    pub fn to_serde(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.iter()
+            .map(|(k, v)| (k.to_owned(), v.to_serde()))
+            .collect()
+    }
+
+    /// Builds a map from entries, applying `JSON.parse`'s rule for a key
+    /// written twice (first position, last value) and indexing large maps.
+    pub fn from_entries(arena: &'a Arena, entries: &[(&'a str, Value<'a>)]) -> &'a Map<'a> {
+        build_map(&arena.bump, entries)
+    }
+
+    /// The empty object.
+    pub fn empty() -> &'static Map<'static> {
+        static EMPTY: Map<'static> = Map {
+            entries: &[],
+            sorted: &[],
+        };
+        &EMPTY
+    }
+}
+
+impl<'a> Value<'a> {
+    /// The value under `key` when this is an object.
+    pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
+        match self {
+            Value::Object(m) => m.get(key),
+            _ => None,
+        }
+    }
+
+    /// The string, when this is one.
+    pub fn as_str(&self) -> Option<&'a str> {
+        match *self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The boolean, when this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The number as a float, when this is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(n.as_f64()),
+            _ => None,
+        }
+    }
+
+    /// The number, when this is a non-negative integer.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::Number(n) => n.as_u64(),
+            _ => None,
+        }
+    }
+
+    /// The number, when this is an integer that fits `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Number(n) => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    /// The elements, when this is an array.
+    pub fn as_array(&self) -> Option<&'a [Value<'a>]> {
+        match *self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The object, when this is one.
+    pub fn as_object(&self) -> Option<&'a Map<'a>> {
+        match *self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Whether this is a string.
+    pub fn is_string(&self) -> bool {
+        matches!(self, Value::String(_))
+    }
+
+    /// Whether this is an array.
+    pub fn is_array(&self) -> bool {
+        matches!(self, Value::Array(_))
+    }
+
+    /// Whether this is an object.
+    pub fn is_object(&self) -> bool {
+        matches!(self, Value::Object(_))
+    }
+
+    /// Whether this is a number.
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Number(_))
+    }
+
+    /// Whether this is a boolean.
+    pub fn is_boolean(&self) -> bool {
+        matches!(self, Value::Bool(_))
+    }
+
+    /// An owned copy.
+    pub fn to_serde(&self) -> serde_json::Value {
+        match *self {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(b),
+            Value::Number(n) => serde_json::Value::Number(n.to_serde()),
+            Value::String(s) => serde_json::Value::String(s.to_owned()),
+            Value::Array(a) => serde_json::Value::Array(a.iter().map(Value::to_serde).collect()),
+            Value::Object(m) => serde_json::Value::Object(m.to_serde()),
+        }
+    }
+
+    /// Borrows a `serde_json::Value`: strings are shared, containers are
+    /// allocated in `arena`. Keys already appear once in a `serde_json` map.
+    pub fn from_serde(value: &'a serde_json::Value, arena: &'a Arena) -> Value<'a> {
+        let bump = &arena.bump;
+        match value {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => Value::Number(number_from_serde(n)),
+            serde_json::Value::String(s) => Value::String(s),
+            serde_json::Value::Array(items) => Value::Array(
+                bump.alloc_slice_fill_iter(items.iter().map(|v| Value::from_serde(v, arena))),
+            ),
+            serde_json::Value::Object(map) => Value::Object(Map::from_serde(map, arena)),
+        }
+    }
+}
+
+impl<'a> Map<'a> {
+    /// Borrows a `serde_json` map (see [`Value::from_serde`]).
+    pub fn from_serde(
+        map: &'a serde_json::Map<String, serde_json::Value>,
+        arena: &'a Arena,
+    ) -> &'a Map<'a> {
+        let entries: Vec<(&'a str, Value<'a>)> = map
+            .iter()
+            .map(|(k, v)| (k.as_str(), Value::from_serde(v, arena)))
+            .collect();
+        build_map(&arena.bump, &entries)
+    }
+}
+
+fn number_from_serde(n: &serde_json::Number) -> Number {
+    if let Some(u) = n.as_u64() {
+        Number::PosInt(u)
+    } else if let Some(i) = n.as_i64() {
+        Number::NegInt(i)
+    } else {
+        Number::Float(n.as_f64().unwrap_or(0.0))
+    }
+}
+
+impl PartialEq for Value<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a.to_serde() == b.to_serde(),
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Object(a), Value::Object(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl PartialEq for Map<'_> {
+    /// Same keys with equal values, in any order (as `serde_json` compares).
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl PartialEq<serde_json::Value> for Value<'_> {
+    fn eq(&self, other: &serde_json::Value) -> bool {
+        self.to_serde() == *other
+    }
+}
+
+impl fmt::Display for Value<'_> {
+    /// Compact JSON, as `serde_json::Value` displays.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_serde(), f)
+    }
+}
+
+impl<'a> IntoIterator for &Map<'a> {
+    type Item = (&'a str, &'a Value<'a>);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (&'a str, Value<'a>)>,
+        fn(&'a (&'a str, Value<'a>)) -> (&'a str, &'a Value<'a>),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        fn pair<'a>(entry: &'a (&'a str, Value<'a>)) -> (&'a str, &'a Value<'a>) {
+            (entry.0, &entry.1)
+        }
+        self.entries.iter().map(pair)
+    }
+}
+
+/// JavaScript truthiness of an optional value: absent, `null`, `false`,
+/// `0`, `NaN` and `""` are false; everything else, `[]` and `{}` included,
+/// is true.
+pub fn truthy(value: Option<&Value<'_>>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64() != 0.0,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
+    }
+}
+
+/// Parses `text` into a tree borrowing from it and from `arena`. Errors are
+/// those of [`crate::parse::parse_value`]: line and column (in characters),
+/// and the nesting limit of 128.
+pub fn parse<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
+    let mut builder = Builder {
+        bump: &arena.bump,
+        values: Vec::new(),
+        entries: Vec::new(),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = ValueSeed(&mut builder)
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|err| crate::parse::located(text, &err))?;
+    Ok(value)
+}
+
+/// Decodes `bytes` (UTF-8, an optional byte-order mark) and parses a stack:
+/// a JSON object at the top level. The borrowed counterpart of
+/// [`crate::parse::parse_document`], with the same errors.
+pub fn parse_document<'a>(bytes: &'a [u8], arena: &'a Arena) -> Result<&'a Map<'a>, ParseError> {
+    let text = crate::parse::decode_utf8(bytes)?;
+    match parse(text, arena)? {
+        Value::Object(map) => Ok(map),
+        other => Err(ParseError::NotAnObject {
+            found: kind(&other),
+        }),
+    }
+}
+
+/// The JSON type name of a value, for messages (`"an array"`, ...), as
+/// [`crate::materialise::kind`] names `serde_json` values.
+pub fn kind(value: &Value<'_>) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+struct Builder<'a> {
+    bump: &'a Bump,
+    /// Elements of the arrays being read, innermost last.
+    values: Vec<Value<'a>>,
+    /// Entries of the objects being read, innermost last.
+    entries: Vec<(&'a str, Value<'a>)>,
+}
+
+fn build_map<'a>(bump: &'a Bump, entries: &[(&'a str, Value<'a>)]) -> &'a Map<'a> {
+    let n = entries.len();
+    let mut sorted: Vec<u32> = Vec::new();
+    let mut duplicate = false;
+    if n > INDEXED_FROM && u32::try_from(n).is_ok() {
+        sorted = (0..n as u32).collect();
+        sorted.sort_by(|&a, &b| key_at(entries, a).cmp(key_at(entries, b)).then(a.cmp(&b)));
+        duplicate = sorted
+            .windows(2)
+            .any(|w| matches!(w, [a, b] if key_at(entries, *a) == key_at(entries, *b)));
+    } else if n > 1 {
+        duplicate = entries.iter().enumerate().any(|(i, (k, _))| {
+            entries
+                .get(..i)
+                .is_some_and(|e| e.iter().any(|(p, _)| p == k))
+        });
+    }
+    if duplicate {
+        // First position, last value.
+        let mut kept: Vec<(&'a str, Value<'a>)> = Vec::with_capacity(n);
+        let mut last: std::collections::HashMap<&'a str, usize> = Default::default();
+        for &(k, v) in entries {
+            match last.get(k) {
+                Some(&i) => {
+                    if let Some(slot) = kept.get_mut(i) {
+                        slot.1 = v;
+                    }
+                }
+                None => {
+                    last.insert(k, kept.len());
+                    kept.push((k, v));
+                }
+            }
+        }
+        return build_map(bump, &kept);
+    }
+    let entries = bump.alloc_slice_copy(entries);
+    let sorted = bump.alloc_slice_copy(&sorted);
+    bump.alloc(Map { entries, sorted })
+}
+
+fn key_at<'a>(entries: &[(&'a str, Value<'a>)], i: u32) -> &'a str {
+    entries.get(i as usize).map_or("", |(k, _)| *k)
+}
+
+struct ValueSeed<'b, 'a>(&'b mut Builder<'a>);
+
+impl<'a> DeserializeSeed<'a> for ValueSeed<'_, 'a> {
+    type Value = Value<'a>;
+
+    fn deserialize<D: Deserializer<'a>>(self, deserializer: D) -> Result<Value<'a>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'a> Visitor<'a> for ValueSeed<'_, 'a> {
+    type Value = Value<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Value<'a>, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value<'a>, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value<'a>, E> {
+        Ok(Value::Number(Number::PosInt(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value<'a>, E> {
+        Ok(Value::Number(match u64::try_from(v) {
+            Ok(u) => Number::PosInt(u),
+            Err(_) => Number::NegInt(v),
+        }))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value<'a>, E> {
+        Ok(Value::Number(Number::Float(v)))
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'a str) -> Result<Value<'a>, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value<'a>, E> {
+        Ok(Value::String(self.0.bump.alloc_str(v)))
+    }
+
+    fn visit_seq<A: SeqAccess<'a>>(self, mut seq: A) -> Result<Value<'a>, A::Error> {
+        let b = self.0;
+        let start = b.values.len();
+        while let Some(v) = seq.next_element_seed(ValueSeed(&mut *b))? {
+            b.values.push(v);
+        }
+        let slice = b
+            .bump
+            .alloc_slice_copy(b.values.get(start..).unwrap_or_default());
+        b.values.truncate(start);
+        Ok(Value::Array(slice))
+    }
+
+    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Value<'a>, A::Error> {
+        let b = self.0;
+        let start = b.entries.len();
+        while let Some(key) = map.next_key_seed(KeySeed(b.bump))? {
+            let value = map.next_value_seed(ValueSeed(&mut *b))?;
+            b.entries.push((key, value));
+        }
+        let built = build_map(b.bump, b.entries.get(start..).unwrap_or_default());
+        b.entries.truncate(start);
+        Ok(Value::Object(built))
+    }
+}
+
+struct KeySeed<'a>(&'a Bump);
+
+impl<'a> DeserializeSeed<'a> for KeySeed<'a> {
+    type Value = &'a str;
+
+    fn deserialize<D: Deserializer<'a>>(self, deserializer: D) -> Result<&'a str, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'a> Visitor<'a> for KeySeed<'a> {
+    type Value = &'a str;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'a str) -> Result<&'a str, E> {
+        Ok(v)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<&'a str, E> {
+        Ok(self.0.alloc_str(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(text: &str) {
+        let arena = Arena::new();
+        let ours = parse(text, &arena).unwrap().to_serde();
+        let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(ours, theirs, "{text}");
+        assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads() {
+        for text in [
+            "null",
+            "true",
+            "[1, -2, 3.5, 1e400000, 18446744073709551615, -9223372036854775808]",
+            r#"{"a": {"b": [null, {"c": "d"}]}, "e": ""}"#,
+            r#"{"esc\"aped": "line\nbreak \u00e9 \ud83d\ude00"}"#,
+            "[]",
+            "{}",
+        ] {
+            if text.contains("1e400000") {
+                // serde_json rejects out-of-range floats; so do we.
+                let arena = Arena::new();
+                assert!(parse(text, &arena).is_err());
+                continue;
+            }
+            round_trip(text);
+        }
+    }
+
+    #[test]
+    fn a_key_written_twice_keeps_first_position_and_last_value() {
+        let arena = Arena::new();
+        let v = parse(r#"{"a": 1, "b": 2, "a": 3}"#, &arena).unwrap();
+        let m = v.as_object().unwrap();
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(m.get("a").and_then(Value::as_u64), Some(3));
+        // The same for an indexed (large) object.
+        let mut text = String::from("{\"dup\": 0");
+        for i in 0..40 {
+            text.push_str(&format!(", \"k{i}\": {i}"));
+        }
+        text.push_str(", \"dup\": 99}");
+        let v = parse(&text, &arena).unwrap();
+        let m = v.as_object().unwrap();
+        assert_eq!(m.len(), 41);
+        assert_eq!(m.keys().next(), Some("dup"));
+        assert_eq!(m.get("dup").and_then(Value::as_u64), Some(99));
+        assert_eq!(m.get("k39").and_then(Value::as_u64), Some(39));
+        assert_eq!(m.get("k40"), None);
+    }
+
+    #[test]
+    fn large_objects_are_looked_up_by_index() {
+        let arena = Arena::new();
+        let text = format!(
+            "{{{}}}",
+            (0..1000)
+                .rev()
+                .map(|i| format!("\"n{i}\": {i}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let v = parse(&text, &arena).unwrap();
+        let m = v.as_object().unwrap();
+        assert_eq!(m.keys().next(), Some("n999"));
+        for i in 0..1000u64 {
+            assert_eq!(m.get(&format!("n{i}")).and_then(Value::as_u64), Some(i));
+        }
+        assert!(!m.contains_key("n1000"));
+    }
+
+    #[test]
+    fn strings_borrow_unless_escaped() {
+        let arena = Arena::new();
+        let text = r#"["plain", "tab\t"]"#;
+        let v = parse(text, &arena).unwrap();
+        let a = v.as_array().unwrap();
+        let plain = a[0].as_str().unwrap();
+        let range = text.as_bytes().as_ptr_range();
+        assert!(range.contains(&plain.as_ptr()));
+        assert_eq!(a[1].as_str(), Some("tab\t"));
+    }
+
+    #[test]
+    fn errors_are_located_and_depth_is_limited() {
+        let arena = Arena::new();
+        let err = parse("{\n  \"a\": [1,\n}", &arena).unwrap_err();
+        assert_eq!(err.line_column(), (3, 1));
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let err = parse(&deep, &arena).unwrap_err();
+        assert!(err.to_string().contains("128"), "{err}");
+        assert!(parse("{} x", &arena).is_err());
+        let err = parse_document(b"[1]", &arena).unwrap_err();
+        assert!(err.to_string().contains("an array"), "{err}");
+        assert!(parse_document(b"\xEF\xBB\xBF{}", &arena).is_ok());
+        assert!(matches!(
+            parse_document(b"{\"a\": \"\xff\"}", &arena),
+            Err(ParseError::NotUtf8 { offset: 7, .. })
+        ));
+    }
+
+    #[test]
+    fn from_serde_round_trips() {
+        let v: serde_json::Value =
+            serde_json::from_str(r#"{"x": [1, -1, 0.5, "s", null, true, {"y": {}}]}"#).unwrap();
+        let arena = Arena::new();
+        let b = Value::from_serde(&v, &arena);
+        assert_eq!(b.to_serde(), v);
+        assert!(b == v);
+    }
+}
