@@ -45,16 +45,28 @@ pub fn lint_each(sources: &[Source<'_>]) -> Vec<Vec<Finding>> {
 /// for the collections the rules read.
 pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
     let roots: Vec<&Map<'_>> = sources.iter().map(|s| s.root).collect();
-    let arena = objectstack_spec::json::Arena::new();
-    let stack = Stack::new(&roots, &arena);
-    let cx = Context::new(&stack);
-    let mut hits = Vec::new();
-    for rule in RULES {
-        (rule.check)(&cx, &mut hits);
-    }
-    for (i, source) in sources.iter().enumerate() {
-        hits.extend(crate::validation::hits(i, source.root));
-    }
+    // The rules and the `spec` validation are independent passes over the
+    // same documents: run them side by side.
+    let (mut hits, validation) = rayon::join(
+        || {
+            let arena = objectstack_spec::json::Arena::new();
+            let stack = Stack::new(&roots, &arena);
+            let cx = Context::new(&stack);
+            let mut hits = Vec::new();
+            for rule in RULES {
+                (rule.check)(&cx, &mut hits);
+            }
+            hits
+        },
+        || {
+            sources
+                .iter()
+                .enumerate()
+                .flat_map(|(i, source)| crate::validation::hits(i, source.root))
+                .collect::<Vec<Hit>>()
+        },
+    );
+    hits.extend(validation);
     let files: Vec<&str> = sources.iter().map(|s| s.file).collect();
     hits.extend(crate::validation::compose_hits(&files, &roots));
     locate(sources, hits)
