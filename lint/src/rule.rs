@@ -9,6 +9,9 @@
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
+/// A fast hasher for names from the document.
+type FastHash = foldhash::fast::RandomState;
+
 use objectstack_spec::materialise::{ConfirmationReason, materialises, needs_confirmation};
 use objectstack_spec::path::JsonPath;
 
@@ -141,13 +144,13 @@ pub(crate) struct Context<'s, 'a> {
     pub(crate) stack: &'s Stack<'a>,
     pub(crate) universe: Universe,
     /// Actions by name (indices into `stack.actions`).
-    pub(crate) actions_by_name: HashMap<&'s str, Vec<usize>>,
+    pub(crate) actions_by_name: HashMap<&'s str, Vec<usize>, FastHash>,
     /// Names of actions that do not materialise.
-    pub(crate) unexposed: HashSet<&'s str>,
+    pub(crate) unexposed: HashSet<&'s str, FastHash>,
     /// For each action name, the first action of that name (in scan order)
     /// that materialises and needs confirmation, with the reason; decided
     /// once per action, so rules pay one lookup per reference.
-    pub(crate) needs_approval: HashMap<&'s str, (usize, ConfirmationReason)>,
+    pub(crate) needs_approval: HashMap<&'s str, (usize, ConfirmationReason), FastHash>,
     /// Indexed candidate lists for "did you mean" over action, flow and
     /// skill names, built on first use.
     action_names: OnceCell<Universe>,
@@ -187,9 +190,9 @@ impl<'s, 'a> Context<'s, 'a> {
                 .filter_map(|t| t.name())
                 .map(str::to_owned),
         );
-        let mut actions_by_name: HashMap<&'s str, Vec<usize>> = HashMap::new();
-        let mut unexposed = HashSet::new();
-        let mut needs_approval = HashMap::new();
+        let mut actions_by_name: HashMap<&'s str, Vec<usize>, FastHash> = HashMap::default();
+        let mut unexposed = HashSet::default();
+        let mut needs_approval = HashMap::default();
         for (i, action) in stack.actions.iter().enumerate() {
             let Some(name) = action.entry.name() else {
                 continue;

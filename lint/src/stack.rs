@@ -12,7 +12,7 @@
 //! stay relative to the entry's own file so a finding points at the file
 //! the author must edit.
 
-use objectstack_spec::collection::{Record, records};
+use objectstack_spec::collection::{Origin, Record, records};
 use objectstack_spec::json::Arena;
 use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
@@ -24,15 +24,15 @@ pub(crate) struct Entry<'a> {
     pub(crate) source: usize,
     /// The record itself.
     pub(crate) record: Record<'a>,
-    /// The lenient path (`skills[2]`).
-    pub(crate) path: JsonPath,
-    /// The raw path (`skills[3]`, `skills.case_triage`).
-    pub(crate) raw: JsonPath,
+    /// The collection's key (`skills`, `actions`, ...).
+    collection: &'static str,
+    /// For an object's action, the object's place in `objects`.
+    owner: Option<Origin<'a>>,
 }
 
 impl<'a> Entry<'a> {
     /// The record's `name` when it is a non-empty string.
-    pub(crate) fn name(&self) -> Option<&str> {
+    pub(crate) fn name(&self) -> Option<&'a str> {
         self.record.name().filter(|n| !n.is_empty())
     }
 
@@ -45,13 +45,32 @@ impl<'a> Entry<'a> {
     }
 
     /// The record's fields.
-    pub(crate) fn fields(&self) -> &Map<'_> {
+    pub(crate) fn fields(&self) -> &'a Map<'a> {
         self.record.fields
+    }
+
+    /// The lenient path (`skills[2]`), built on demand: only findings need
+    /// it, and a stack has many more records than findings.
+    pub(crate) fn path(&self) -> JsonPath {
+        let base = match &self.owner {
+            None => JsonPath::root(),
+            Some(o) => JsonPath::root().key("objects").index(o.index()),
+        };
+        base.key(self.collection).index(self.record.index())
+    }
+
+    /// The raw path (`skills[3]`, `skills.case_triage`), built on demand.
+    pub(crate) fn raw(&self) -> JsonPath {
+        let base = match &self.owner {
+            None => JsonPath::root(),
+            Some(o) => raw_child(&JsonPath::root().key("objects"), o.raw_segment()),
+        };
+        raw_child(&base.key(self.collection), self.record.raw_segment())
     }
 
     /// Lenient and raw paths of a key under this record.
     pub(crate) fn key(&self, key: &str) -> (JsonPath, JsonPath) {
-        (self.path.key(key), self.raw.key(key))
+        (self.path().key(key), self.raw().key(key))
     }
 }
 
@@ -92,17 +111,20 @@ pub(crate) struct Stack<'a> {
     pub(crate) flows: Vec<Entry<'a>>,
 }
 
-fn collection<'a>(source: usize, root: &'a Map<'a>, key: &str, arena: &'a Arena) -> Vec<Entry<'a>> {
-    let base = JsonPath::root().key(key);
+fn collection<'a>(
+    source: usize,
+    root: &'a Map<'a>,
+    key: &'static str,
+    arena: &'a Arena,
+) -> impl Iterator<Item = Entry<'a>> {
     records(root.get(key), arena)
         .into_iter()
-        .map(|record| Entry {
+        .map(move |record| Entry {
             source,
-            path: base.index(record.index()),
-            raw: raw_child(&base, record.raw_segment()),
             record,
+            collection: key,
+            owner: None,
         })
-        .collect()
 }
 
 fn raw_child(base: &JsonPath, segment: Segment) -> JsonPath {
@@ -129,27 +151,23 @@ impl<'a> Stack<'a> {
             stack
                 .actions
                 .extend(
-                    collection(source, root, "actions", arena)
-                        .into_iter()
-                        .map(|entry| ActionEntry {
-                            entry,
-                            object: None,
-                        }),
+                    collection(source, root, "actions", arena).map(|entry| ActionEntry {
+                        entry,
+                        object: None,
+                    }),
                 );
         }
         stack.stack_actions = stack.actions.len();
         for (source, root) in roots.iter().enumerate() {
             for object in collection(source, root, "objects", arena) {
                 let label = object.label();
-                let (path, raw) = object.key("actions");
-                let actions = object.record.get("actions");
-                for record in records(actions, arena) {
+                for record in records(object.record.get("actions"), arena) {
                     stack.actions.push(ActionEntry {
                         entry: Entry {
                             source,
-                            path: path.index(record.index()),
-                            raw: raw_child(&raw, record.raw_segment()),
                             record,
+                            collection: "actions",
+                            owner: Some(object.record.origin),
                         },
                         object: Some(label.clone()),
                     });
@@ -205,13 +223,13 @@ mod tests {
         }));
         let arena = objectstack_spec::json::Arena::new();
         let s = Stack::new(&[d], &arena);
-        assert_eq!(s.skills[0].path.to_string(), "skills[0]");
-        assert_eq!(s.skills[0].raw.to_string(), "skills[1]");
+        assert_eq!(s.skills[0].path().to_string(), "skills[0]");
+        assert_eq!(s.skills[0].raw().to_string(), "skills[1]");
         assert_eq!(s.stack_actions, 1);
-        assert_eq!(s.top_actions()[0].entry.raw.to_string(), "actions.go");
+        assert_eq!(s.top_actions()[0].entry.raw().to_string(), "actions.go");
         let obj = &s.object_actions()[0];
-        assert_eq!(obj.entry.path.to_string(), "objects[0].actions[0]");
-        assert_eq!(obj.entry.raw.to_string(), "objects.task.actions[1]");
+        assert_eq!(obj.entry.path().to_string(), "objects[0].actions[0]");
+        assert_eq!(obj.entry.raw().to_string(), "objects.task.actions[1]");
         assert_eq!(obj.where_text(), "object \"task\" \u{b7} action \"done\"");
     }
 
@@ -226,7 +244,7 @@ mod tests {
         let names: Vec<_> = s.actions.iter().filter_map(|a| a.entry.name()).collect();
         assert_eq!(names, ["x", "z", "y"]);
         assert_eq!(s.actions[1].entry.source, 1);
-        assert_eq!(s.actions[1].entry.path.to_string(), "actions[0]");
+        assert_eq!(s.actions[1].entry.path().to_string(), "actions[0]");
     }
 
     #[test]

@@ -34,6 +34,10 @@
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
+
+/// A fast hasher for names from the document (not attacker-sensitive: a
+/// lint run ends with the process).
+type FastHash = foldhash::fast::RandomState;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -51,7 +55,7 @@ pub struct Universe {
     starts: Vec<usize>,
     /// Name to id; `None` when ids do not fit in 32 bits (then every
     /// question is answered by a linear scan).
-    ids: Option<HashMap<Box<str>, u32>>,
+    ids: Option<HashMap<Box<str>, u32, FastHash>>,
     /// Ids sorted by UTF-16 units (lazy).
     sorted: OnceLock<Vec<u32>>,
     /// The suggestion index (lazy); `None` when the names are too many or
@@ -81,7 +85,7 @@ impl Universe {
                 .collect();
             return universe;
         }
-        let mut ids = HashMap::with_capacity(names.len());
+        let mut ids = HashMap::with_capacity_and_hasher(names.len(), FastHash::default());
         for name in names {
             if ids.contains_key(name.as_str()) {
                 continue;

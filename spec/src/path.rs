@@ -29,15 +29,19 @@ impl JsonPath {
 
     /// This path extended by an object key.
     pub fn key(&self, key: &str) -> Self {
-        let mut segments = self.segments.clone();
-        segments.push(Segment::Key(key.to_owned()));
-        Self { segments }
+        self.with(Segment::Key(key.to_owned()))
     }
 
     /// This path extended by an array index.
     pub fn index(&self, index: usize) -> Self {
-        let mut segments = self.segments.clone();
-        segments.push(Segment::Index(index));
+        self.with(Segment::Index(index))
+    }
+
+    /// This path and one more segment, in one allocation of the right size.
+    fn with(&self, last: Segment) -> Self {
+        let mut segments = Vec::with_capacity(self.segments.len() + 1);
+        segments.extend_from_slice(&self.segments);
+        segments.push(last);
         Self { segments }
     }
 

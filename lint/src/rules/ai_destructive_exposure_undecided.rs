@@ -72,7 +72,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                 source: action.entry.source,
                 anchor: raw,
                 where_: action.where_text(),
-                path: action.entry.path.to_string(),
+                path: action.entry.path().to_string(),
                 message: format!(
                     "{} looks destructive (`{signal}`) but records no decision about AI \
                      exposure: `ai.exposed` is not set. It stays human-only today only because \

@@ -60,7 +60,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
         let anchor = if tool.name().is_some() {
             tool.key("name").1
         } else {
-            tool.raw.clone()
+            tool.raw()
         };
         let label = tool.label();
         out.push(
@@ -69,7 +69,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                 source: tool.source,
                 anchor,
                 where_: tool_where(tool),
-                path: tool.path.to_string(),
+                path: tool.path().to_string(),
                 message: format!(
                     "Tool record \"{label}\" has no `binding`, so no runtime executes it: a skill \
                      that names it resolves, but the call has no handler behind it. The record \
