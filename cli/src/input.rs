@@ -26,20 +26,17 @@ const MAX_BYTES: u64 = 1 << 30;
 pub(crate) struct Text {
     /// The path as the user gave it.
     pub(crate) path: PathBuf,
-    /// The raw bytes (for error messages).
-    bytes: Vec<u8>,
-    /// Where the text starts in `bytes` (after a byte-order mark).
+    /// The file, checked to be UTF-8 once when read.
+    content: String,
+    /// Where the text starts in `content` (after a byte-order mark).
     start: usize,
 }
 
 impl Text {
     /// The file's text (UTF-8, without a byte-order mark).
     pub(crate) fn text(&self) -> &str {
-        // Checked in `read_text`, so the fallback is unreachable.
-        self.bytes
-            .get(self.start..)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or("")
+        // `start` is 0 or 3 (after a byte-order mark), a char boundary.
+        self.content.get(self.start..).unwrap_or("")
     }
 
     /// Parses the text into the borrowed tree the lint reads, allocated in
@@ -49,19 +46,29 @@ impl Text {
         arena: &'a objectstack_spec::json::Arena,
     ) -> anyhow::Result<&'a objectstack_spec::json::Map<'a>> {
         objectstack_spec::json::parse_document(self.text().as_bytes(), arena)
-            .map_err(|e| located(&self.path, &self.bytes, &e))
+            .map_err(|e| located(&self.path, self.content.as_bytes(), &e))
     }
 }
 
 /// Reads a stack file and checks that it is UTF-8, without parsing it.
 pub(crate) fn read_text(path: &Path) -> anyhow::Result<Text> {
     let bytes = read_bytes(path)?;
-    let text =
-        objectstack_spec::parse::decode_utf8(&bytes).map_err(|e| located(path, &bytes, &e))?;
-    let start = bytes.len() - text.len();
+    // One UTF-8 check, and no copy: the bytes become the `String`.
+    let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let content = String::from_utf8(bytes).map_err(|err| {
+        let bytes = err.as_bytes();
+        match objectstack_spec::parse::decode_utf8(bytes) {
+            Err(e) => located(path, bytes, &e),
+            Ok(_) => anyhow::anyhow!("{}: the file is not valid UTF-8", path.display()),
+        }
+    })?;
     Ok(Text {
         path: path.to_owned(),
-        bytes,
+        content,
         start,
     })
 }

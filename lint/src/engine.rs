@@ -52,11 +52,17 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             let arena = objectstack_spec::json::Arena::new();
             let stack = Stack::new(&roots, &arena);
             let cx = Context::new(&stack);
-            let mut hits = Vec::new();
-            for rule in RULES {
-                (rule.check)(&cx, &mut hits);
-            }
-            hits
+            // The rules only read the context; each runs as its own task,
+            // and their hits are joined in the suite's order.
+            let per_rule: Vec<Vec<Hit>> = RULES
+                .par_iter()
+                .map(|rule| {
+                    let mut hits = Vec::new();
+                    (rule.check)(&cx, &mut hits);
+                    hits
+                })
+                .collect();
+            per_rule.into_iter().flatten().collect::<Vec<Hit>>()
         },
         || {
             sources
@@ -85,8 +91,7 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         let mut located: Vec<Finding> = match source.text {
             Some(text) => {
                 let index = SourceIndex::new(text);
-                let anchors: Vec<JsonPath> = hits.iter().map(|h| h.anchor.clone()).collect();
-                let mut spans = locate_with_fallback(&index, anchors);
+                let mut spans = locate_hits(&index, source.root, &hits);
                 let keyed: Vec<usize> = (0..hits.len())
                     .filter(|&i| hits.get(i).is_some_and(|h| h.anchor_key))
                     .collect();
@@ -123,6 +128,55 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         out.extend(located);
     }
     out
+}
+
+/// Locates every hit's anchor. An anchor at a string the parsed document
+/// borrows from the text is located from the string's address, with no
+/// scan; the rest go through one scan of the text.
+fn locate_hits(
+    index: &SourceIndex<'_>,
+    root: &Map<'_>,
+    hits: &[Hit],
+) -> Vec<Option<objectstack_spec::source::Span>> {
+    let text = index.text();
+    let ranges: Vec<Option<(usize, usize)>> = hits
+        .iter()
+        .map(|hit| {
+            let value = crate::stack::lookup(root, &hit.anchor)?;
+            borrowed_string_range(text, value.as_str()?)
+        })
+        .collect();
+    let mut spans = index.spans_of(&ranges);
+    let rest: Vec<usize> = (0..hits.len())
+        .filter(|&i| spans.get(i).is_some_and(Option::is_none))
+        .collect();
+    if !rest.is_empty() {
+        let anchors: Vec<JsonPath> = rest
+            .iter()
+            .filter_map(|&i| hits.get(i))
+            .map(|h| h.anchor.clone())
+            .collect();
+        for (&i, span) in rest.iter().zip(locate_with_fallback(index, anchors)) {
+            if let Some(slot) = spans.get_mut(i) {
+                *slot = span;
+            }
+        }
+    }
+    spans
+}
+
+/// The byte range, quotes included, of a string value that is a slice of
+/// `text` (a string without escapes, as the borrowed parser keeps it).
+fn borrowed_string_range(text: &str, value: &str) -> Option<(usize, usize)> {
+    let start = (value.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start.checked_add(value.len())?;
+    let bytes = text.as_bytes();
+    // The quotes around the slice prove it is the string token itself.
+    let quoted = start >= 1
+        && bytes.get(start - 1) == Some(&b'"')
+        && bytes.get(end) == Some(&b'"')
+        && end < text.len();
+    quoted.then(|| (start - 1, end + 1))
 }
 
 /// Locates every path; a path that is not in the text falls back to its
@@ -194,6 +248,54 @@ mod tests {
             root,
         });
         assert!(findings.iter().all(|f| f.location.is_some()));
+    }
+
+    #[test]
+    fn string_anchors_are_located_as_the_scan_locates_them() {
+        let text = "{\"skills\": [\n  {\"name\": \"s\", \"tools\": [\"a\\u00e9\", \"é x\", 3, \"\"]},\n  \
+                    {\"name\": \"t\", \"tools\": [\"b\"], \"tools\": [\"c\", \"d\"]}\n]}";
+        let arena = objectstack_spec::json::Arena::new();
+        let root = objectstack_spec::json::parse(text, &arena)
+            .unwrap()
+            .as_object()
+            .unwrap();
+        let index = SourceIndex::new(text);
+        let anchor = |i: usize, j: usize| {
+            JsonPath::root()
+                .key("skills")
+                .index(i)
+                .key("tools")
+                .index(j)
+        };
+        let anchors = vec![
+            anchor(0, 0), // escaped: found by the scan
+            anchor(0, 1), // borrowed, after a multibyte character
+            anchor(0, 2), // a number: found by the scan
+            anchor(0, 3), // the empty string
+            anchor(1, 1), // the last of a repeated key
+            anchor(1, 5), // missing: falls back to the array
+            JsonPath::root().key("skills").index(0).key("name"),
+        ];
+        let hits: Vec<Hit> = anchors
+            .iter()
+            .map(|a| Hit {
+                source: 0,
+                anchor: a.clone(),
+                anchor_key: false,
+                finding: lint(&Source {
+                    file: "x",
+                    text: None,
+                    root,
+                })
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| panic!("the document has findings")),
+            })
+            .collect();
+        let fast = locate_hits(&index, root, &hits);
+        let scanned = locate_with_fallback(&index, anchors);
+        assert_eq!(fast, scanned);
+        assert!(fast.iter().all(Option::is_some));
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! as rustdoc and stores the same text in [`Rule::doc`], so what `explain`
 //! prints and what rustdoc shows cannot drift apart.
 
-use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// A fast hasher for names from the document.
 type FastHash = foldhash::fast::RandomState;
@@ -153,9 +153,9 @@ pub(crate) struct Context<'s, 'a> {
     pub(crate) needs_approval: HashMap<&'s str, (usize, ConfirmationReason), FastHash>,
     /// Indexed candidate lists for "did you mean" over action, flow and
     /// skill names, built on first use.
-    action_names: OnceCell<Universe>,
-    flow_names: OnceCell<Universe>,
-    skill_names: OnceCell<Universe>,
+    action_names: OnceLock<Universe>,
+    flow_names: OnceLock<Universe>,
+    skill_names: OnceLock<Universe>,
 }
 
 /// Which names a suggestion is drawn from.
@@ -213,9 +213,9 @@ impl<'s, 'a> Context<'s, 'a> {
             actions_by_name,
             unexposed,
             needs_approval,
-            action_names: OnceCell::new(),
-            flow_names: OnceCell::new(),
-            skill_names: OnceCell::new(),
+            action_names: OnceLock::new(),
+            flow_names: OnceLock::new(),
+            skill_names: OnceLock::new(),
         }
     }
 

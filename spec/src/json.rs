@@ -151,6 +151,15 @@ pub struct Map<'a> {
     sorted: &'a [u32],
 }
 
+/// Key equality, inlined: keys are short, and most candidates differ in
+/// length or in their first byte, so a call to `memcmp` per candidate
+/// would cost more than the comparison.
+#[inline]
+fn same_key(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// Objects with more keys than this get a sorted index.
 const INDEXED_FROM: usize = 16;
 
@@ -159,7 +168,10 @@ impl<'a> Map<'a> {
     pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
         let entries = self.entries;
         if self.sorted.is_empty() {
-            return entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+            return entries
+                .iter()
+                .find(|(k, _)| same_key(k, key))
+                .map(|(_, v)| v);
         }
         let found = self
             .sorted

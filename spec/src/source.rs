@@ -164,6 +164,19 @@ impl<'a> SourceIndex<'a> {
         Some(text.strip_suffix('\r').unwrap_or(text))
     }
 
+    /// Spans of byte ranges already known (for example from a parsed
+    /// document whose strings borrow from this text), every position
+    /// computed in one walk. A range that does not fit the text, or does
+    /// not start on a character boundary, is `None`.
+    pub fn spans_of(&self, ranges: &[Option<(usize, usize)>]) -> Vec<Option<Span>> {
+        let text = self.text;
+        self.spans(ranges.iter().map(|r| {
+            r.filter(|&(start, end)| {
+                start <= end && end <= text.len() && text.is_char_boundary(start)
+            })
+        }))
+    }
+
     /// Turns byte ranges into spans, computing every position in one walk.
     fn spans(&self, ranges: impl Iterator<Item = Option<(usize, usize)>>) -> Vec<Option<Span>> {
         let ranges: Vec<Option<(usize, usize)>> = ranges.collect();
@@ -401,6 +414,12 @@ fn skip_value(bytes: &[u8], pos: usize) -> Option<usize> {
     }
 }
 
+/// The characters in UTF-8 `bytes`: every byte that does not continue a
+/// multi-byte sequence.
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
 /// The 1-based (line, column) of each offset in `sorted` (ascending, each
 /// on a character boundary), in one walk over the text.
 fn positions_of(text: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
@@ -414,13 +433,14 @@ fn positions_of(text: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
     for &offset in sorted {
         let offset = offset.min(bytes.len());
         if let Some(chunk) = bytes.get(cursor..offset) {
-            for &b in chunk {
-                if b == b'\n' {
-                    line += 1;
-                    column = 1;
-                } else if b & 0xC0 != 0x80 {
-                    column += 1;
+            // Searching and counting, rather than branching per byte: a
+            // compact document is one line of many megabytes.
+            match memchr::memrchr(b'\n', chunk) {
+                Some(last) => {
+                    line += memchr::memchr_iter(b'\n', chunk).count();
+                    column = 1 + chars_in(chunk.get(last + 1..).unwrap_or_default());
                 }
+                None => column += chars_in(chunk),
             }
             cursor = offset;
         }
