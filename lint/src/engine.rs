@@ -213,13 +213,7 @@ fn locate_with_fallback(
 }
 
 fn parent(path: &JsonPath) -> JsonPath {
-    let segments = path.segments();
-    JsonPath::from(
-        segments
-            .get(..segments.len().saturating_sub(1))
-            .unwrap_or_default()
-            .to_vec(),
-    )
+    path.parent().cloned().unwrap_or_default()
 }
 
 #[cfg(test)]

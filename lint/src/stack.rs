@@ -192,7 +192,8 @@ impl<'a> Stack<'a> {
 
 /// The value at a raw path of a document.
 pub(crate) fn lookup<'a>(root: &'a Map<'a>, raw: &JsonPath) -> Option<&'a Value<'a>> {
-    let mut segments = raw.segments().iter();
+    let segments = raw.segments();
+    let mut segments = segments.iter();
     let mut value = match segments.next()? {
         Segment::Key(k) => root.get(k)?,
         Segment::Index(_) => return None,

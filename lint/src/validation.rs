@@ -75,7 +75,7 @@ fn hit(source: usize, root: &Map<'_>, d: Diagnostic) -> Hit {
 /// `skill "x"`, `object "o" · action "a"`, or `stack` for a raw path.
 fn where_of(root: &Map<'_>, path: &JsonPath) -> String {
     let segments = path.segments();
-    let Some((noun, label)) = record_label(root.get(key_of(segments.first())), segments, 0) else {
+    let Some((noun, label)) = record_label(root.get(key_of(segments.first())), &segments, 0) else {
         return "stack".to_owned();
     };
     let mut text = format!("{noun} \"{label}\"");
@@ -85,7 +85,7 @@ fn where_of(root: &Map<'_>, path: &JsonPath) -> String {
             &JsonPath::from(segments.get(..2).unwrap_or_default().to_vec()),
         );
         let actions = object.and_then(|o| o.get("actions"));
-        if let Some((_, action)) = record_label(actions, segments, 2) {
+        if let Some((_, action)) = record_label(actions, &segments, 2) {
             text.push_str(&format!(" \u{b7} action \"{action}\""));
         }
     }

@@ -5,6 +5,7 @@
 //! with a dot and any other key as a quoted bracket (`fields["due date"]`).
 
 use std::fmt;
+use std::sync::Arc;
 
 /// One step of a [`JsonPath`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,9 +17,18 @@ pub enum Segment {
 }
 
 /// A location inside a JSON document, from its root.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// A path shares its prefix with the path it was extended from: `key` and
+/// `index` allocate one small node and copy nothing, so building a path per
+/// record of a large stack is cheap.
+#[derive(Clone, Default)]
 pub struct JsonPath {
-    segments: Vec<Segment>,
+    last: Option<Arc<Node>>,
+}
+
+struct Node {
+    parent: JsonPath,
+    segment: Segment,
 }
 
 impl JsonPath {
@@ -37,28 +47,95 @@ impl JsonPath {
         self.with(Segment::Index(index))
     }
 
-    /// This path and one more segment, in one allocation of the right size.
-    fn with(&self, last: Segment) -> Self {
-        let mut segments = Vec::with_capacity(self.segments.len() + 1);
-        segments.extend_from_slice(&self.segments);
-        segments.push(last);
-        Self { segments }
+    /// This path extended by one segment.
+    pub fn with(&self, segment: Segment) -> Self {
+        Self {
+            last: Some(Arc::new(Node {
+                parent: self.clone(),
+                segment,
+            })),
+        }
     }
 
-    /// The segments, root first.
-    pub fn segments(&self) -> &[Segment] {
-        &self.segments
+    /// The segments, from the root.
+    pub fn segments(&self) -> Vec<Segment> {
+        let mut out: Vec<Segment> = self.walk().cloned().collect();
+        out.reverse();
+        out
     }
 
-    /// Whether this is the root path.
+    /// The last segment, `None` at the root.
+    pub fn last(&self) -> Option<&Segment> {
+        self.last.as_deref().map(|n| &n.segment)
+    }
+
+    /// The path without its last segment, `None` at the root.
+    pub fn parent(&self) -> Option<&JsonPath> {
+        self.last.as_deref().map(|n| &n.parent)
+    }
+
+    /// How many segments the path has.
+    pub fn depth(&self) -> usize {
+        self.walk().count()
+    }
+
+    /// Whether this is the document root.
     pub fn is_root(&self) -> bool {
-        self.segments.is_empty()
+        self.last.is_none()
+    }
+
+    /// The segments from the last to the first.
+    fn walk(&self) -> impl Iterator<Item = &Segment> {
+        std::iter::successors(self.last.as_deref(), |n| n.parent.last.as_deref())
+            .map(|n| &n.segment)
     }
 }
 
 impl From<Vec<Segment>> for JsonPath {
     fn from(segments: Vec<Segment>) -> Self {
-        Self { segments }
+        segments
+            .into_iter()
+            .fold(JsonPath::root(), |path, segment| path.with(segment))
+    }
+}
+
+impl PartialEq for JsonPath {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.last, &other.last) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                Arc::ptr_eq(a, b) || (a.segment == b.segment && a.parent == b.parent)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for JsonPath {}
+
+impl std::hash::Hash for JsonPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.segments().hash(state);
+    }
+}
+
+impl PartialOrd for JsonPath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for JsonPath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.segments().cmp(&other.segments())
+    }
+}
+
+impl fmt::Debug for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonPath")
+            .field("segments", &self.segments())
+            .finish()
     }
 }
 
@@ -73,7 +150,7 @@ fn is_identifier(key: &str) -> bool {
 
 impl fmt::Display for JsonPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.segments.iter().enumerate() {
+        for (i, segment) in self.segments().iter().enumerate() {
             match segment {
                 Segment::Index(n) => write!(f, "[{n}]")?,
                 Segment::Key(k) if is_identifier(k) => {
@@ -104,6 +181,32 @@ mod tests {
             .key("tools")
             .index(1);
         assert_eq!(p.to_string(), "skills[3].tools[1]");
+    }
+
+    #[test]
+    fn paths_share_prefixes_and_compare_by_segments() {
+        let base = JsonPath::root().key("objects").index(2);
+        let a = base.key("actions").index(0);
+        let b = JsonPath::from(vec![
+            Segment::Key("objects".to_owned()),
+            Segment::Index(2),
+            Segment::Key("actions".to_owned()),
+            Segment::Index(0),
+        ]);
+        assert_eq!(a, b);
+        assert_eq!(a.depth(), 4);
+        assert_eq!(a.last(), Some(&Segment::Index(0)));
+        assert_eq!(
+            a.parent().map(ToString::to_string),
+            Some("objects[2].actions".to_owned())
+        );
+        assert!(base.key("x") < base.index(1));
+        assert!(base < a);
+        assert_ne!(a, base.key("actions").index(1));
+        assert_eq!(JsonPath::root().parent(), None);
+        let mut set = std::collections::HashSet::new();
+        set.insert(a.clone());
+        assert!(set.contains(&b));
     }
 
     #[test]

@@ -68,8 +68,8 @@ impl Trie {
                 let next_id = nodes.len();
                 let Some(node) = nodes.get_mut(at) else { break };
                 let child = match segment {
-                    Segment::Key(k) => *node.keys.entry(k.clone()).or_insert(next_id),
-                    Segment::Index(i) => *node.indices.entry(*i).or_insert(next_id),
+                    Segment::Key(k) => *node.keys.entry(k).or_insert(next_id),
+                    Segment::Index(i) => *node.indices.entry(i).or_insert(next_id),
                 };
                 if child == next_id {
                     nodes.push(Node::default());
@@ -646,7 +646,7 @@ mod tests {
                 for seg in path.segments() {
                     expected = match seg {
                         Segment::Key(key) => &expected[key.as_str()],
-                        Segment::Index(i) => &expected[*i],
+                        Segment::Index(i) => &expected[i],
                     };
                 }
                 prop_assert_eq!(&parsed, expected);

@@ -348,6 +348,10 @@ fn params(cx: &mut Cx, raw: &Map<'_>, path: &JsonPath, who: &str) -> Option<Vec<
     }
     // Upstream accepts two params with one name (the later one wins in
     // the tool's properties), so this is a warning, not an error.
+    let names: Vec<(&str, JsonPath, Anchor)> = names
+        .iter()
+        .map(|(name, path, anchor)| (name.as_str(), path.clone(), *anchor))
+        .collect();
     duplicates_as(
         cx,
         &names,

@@ -32,11 +32,11 @@ const AGENT: Shape = Shape {
 };
 
 /// Checks one agent; returns its name for the duplicate check.
-pub(crate) fn check(
+pub(crate) fn check<'a>(
     cx: &mut Cx,
-    entry: &Entry<'_>,
+    entry: &Entry<'a>,
     raw: &Map<'_>,
-) -> Option<(String, JsonPath, Anchor)> {
+) -> Option<(&'a str, JsonPath, Anchor)> {
     let who = entry.describe("agent");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "agent", Some(Grammar::Snake));

@@ -26,9 +26,7 @@ impl Cx {
 
 /// `path` extended by one segment.
 pub(crate) fn child(path: &JsonPath, segment: Segment) -> JsonPath {
-    let mut segments = path.segments().to_vec();
-    segments.push(segment);
-    JsonPath::from(segments)
+    path.with(segment)
 }
 
 /// A value's type with a short preview for scalars: `a string ("yes")`.

@@ -52,11 +52,11 @@ const SKILL: Shape = Shape {
 };
 
 /// Checks one skill; returns its name for the duplicate check.
-pub(crate) fn check(
+pub(crate) fn check<'a>(
     cx: &mut Cx,
-    entry: &Entry<'_>,
+    entry: &Entry<'a>,
     raw: &Map<'_>,
-) -> Option<(String, JsonPath, Anchor)> {
+) -> Option<(&'a str, JsonPath, Anchor)> {
     let who = entry.describe("skill");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "skill", Some(Grammar::Snake));

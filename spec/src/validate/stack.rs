@@ -120,13 +120,13 @@ pub(crate) fn collection<'a>(
 
 /// Checks a record's `name`: present, a string, in `grammar` (if any).
 /// Returns the name (even when it breaks the grammar) and where it is.
-pub(crate) fn record_name(
+pub(crate) fn record_name<'a>(
     cx: &mut Cx,
-    entry: &Entry<'_>,
+    entry: &Entry<'a>,
     raw: &Map<'_>,
     noun: &str,
     grammar: Option<Grammar>,
-) -> Option<(String, JsonPath, Anchor)> {
+) -> Option<(&'a str, JsonPath, Anchor)> {
     let (path, anchor) = entry.name_location(raw);
     match entry.record.get("name") {
         None => {
@@ -148,7 +148,7 @@ pub(crate) fn record_name(
                     grammar,
                 );
             }
-            Some(((*name).to_owned(), path, anchor))
+            Some((*name, path, anchor))
         }
         Some(other) => {
             cx.push(wrong_type(
@@ -164,12 +164,7 @@ pub(crate) fn record_name(
 
 /// Reports every name defined more than once, naming the first
 /// definition.
-pub(crate) fn duplicates(
-    cx: &mut Cx,
-    names: &[(String, JsonPath, Anchor)],
-    noun: &str,
-    scope: &str,
-) {
+pub(crate) fn duplicates(cx: &mut Cx, names: &[(&str, JsonPath, Anchor)], noun: &str, scope: &str) {
     duplicates_as(
         cx,
         names,
@@ -183,14 +178,14 @@ pub(crate) fn duplicates(
 /// warning: upstream accepts it, and the bridge keeps one entry).
 pub(crate) fn duplicates_as(
     cx: &mut Cx,
-    names: &[(String, JsonPath, Anchor)],
+    names: &[(&str, JsonPath, Anchor)],
     noun: &str,
     scope: &str,
     severity: Severity,
 ) {
     let mut first: std::collections::HashMap<&str, &JsonPath> = std::collections::HashMap::new();
     for (name, path, anchor) in names {
-        match first.get(name.as_str()) {
+        match first.get(name) {
             None => {
                 first.insert(name, path);
             }

@@ -63,11 +63,11 @@ const BINDING: Shape = Shape {
 };
 
 /// Checks one tool record; returns its name for the duplicate check.
-pub(crate) fn check(
+pub(crate) fn check<'a>(
     cx: &mut Cx,
-    entry: &Entry<'_>,
+    entry: &Entry<'a>,
     raw: &Map<'_>,
-) -> Option<(String, JsonPath, Anchor)> {
+) -> Option<(&'a str, JsonPath, Anchor)> {
     let who = entry.describe("tool record");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "tool", Some(Grammar::Snake));
