@@ -62,7 +62,11 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
                     hits
                 })
                 .collect();
-            per_rule.into_iter().flatten().collect::<Vec<Hit>>()
+            let mut hits = Vec::with_capacity(per_rule.iter().map(Vec::len).sum());
+            for rule_hits in per_rule {
+                hits.extend(rule_hits);
+            }
+            hits
         },
         || {
             sources

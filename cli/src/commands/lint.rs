@@ -5,7 +5,7 @@
 //! `objectstack-lint.toml` (or `--config`), then the command line, where
 //! `--deny` beats `--warn` beats `--allow` for the same rule.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -263,10 +263,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         .collect();
     let files_linted = docs.len();
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let main = match args.format {
-        Format::Human => render::human(&findings, &texts, files_linted, &HumanOptions { color }),
-        other => render::render(other, &findings, &texts, files_linted),
-    };
     for (format, path) in &args.report {
         std::fs::write(
             path,
@@ -274,7 +270,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         )
         .with_context(|| format!("cannot write the {format} report {}", path.display()))?;
     }
-    print!("{main}");
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = match args.format {
+        // Streamed: many findings make tens of megabytes of JSON.
+        Format::Json => render::write_json(&findings, files_linted, &mut out),
+        Format::Human => out.write_all(
+            render::human(&findings, &texts, files_linted, &HumanOptions { color }).as_bytes(),
+        ),
+        other => out.write_all(render::render(other, &findings, &texts, files_linted).as_bytes()),
+    }
+    .and_then(|()| out.flush());
+    match written {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(err).context("cannot write the findings to standard output");
+        }
+        _ => {}
+    }
 
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     drop(texts);

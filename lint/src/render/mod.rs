@@ -15,7 +15,7 @@ mod sarif;
 
 pub use github::github;
 pub use human::{HumanOptions, human};
-pub use json::json;
+pub use json::{json, write_json};
 pub use sarif::sarif;
 
 /// An output format.
