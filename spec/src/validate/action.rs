@@ -7,6 +7,7 @@
 //! strict.
 
 use crate::json::{Map, Value};
+use std::fmt;
 
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar};
 use super::keys::{Shape, check_keys};
@@ -215,12 +216,8 @@ pub(crate) fn check_all(
 
 fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
     let path = &entry.path;
-    let who = entry.describe("action");
-    let who = match object {
-        Some(o) => format!("{who} of object `{o}`"),
-        None => who,
-    };
-    check_keys(cx, &ACTION, raw, path, &who);
+    let who = entry.describe("action").of_object(object);
+    check_keys(cx, &ACTION, raw, path, who);
     fields(
         cx,
         raw,
@@ -277,11 +274,11 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
             }
         }
     }
-    let declared = params(cx, raw, path, &who);
+    let declared = params(cx, raw, path, who);
     match raw.get("ai") {
         None => {}
         Some(Value::Object(block)) => {
-            ai::check(cx, block, &path.key("ai"), declared.as_deref(), &who)
+            ai::check(cx, block, &path.key("ai"), declared.as_deref(), who)
         }
         Some(other) => {
             let mut d = super::check::wrong_type(path.key("ai"), "`ai`", Expected::Object, other);
@@ -314,7 +311,12 @@ fn action_type(cx: &mut Cx, raw: &Map<'_>, path: &JsonPath) {
 
 /// Checks `params`; returns the declared param names, or `None` when
 /// `params` is unusable (so hints cannot be judged).
-fn params(cx: &mut Cx, raw: &Map<'_>, path: &JsonPath, who: &str) -> Option<Vec<String>> {
+fn params(
+    cx: &mut Cx,
+    raw: &Map<'_>,
+    path: &JsonPath,
+    who: impl fmt::Display,
+) -> Option<Vec<String>> {
     let Some(value) = raw.get("params") else {
         return Some(Vec::new());
     };
@@ -367,9 +369,9 @@ fn param(
     cx: &mut Cx,
     param: &Map<'_>,
     path: &JsonPath,
-    who: &str,
+    who: impl fmt::Display,
 ) -> Option<(String, JsonPath, Anchor)> {
-    check_keys(cx, &PARAM, param, path, &format!("the {who}"));
+    check_keys(cx, &PARAM, param, path, format_args!("the {who}"));
     fields(
         cx,
         param,

@@ -40,7 +40,7 @@ pub(crate) fn check<'a>(
     let who = entry.describe("agent");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "agent", Some(Grammar::Snake));
-    check_keys(cx, &AGENT, raw, path, &who);
+    check_keys(cx, &AGENT, raw, path, who);
     fields(
         cx,
         raw,

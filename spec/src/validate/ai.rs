@@ -1,6 +1,7 @@
 //! The `ai` block of an action (ADR-0011) and its param hints, both strict.
 
 use crate::json::{Map, Value};
+use std::fmt;
 
 use super::check::{Cx, Expected, closest, enum_field, field, fields, wrong_type};
 use super::keys::{Shape, check_keys};
@@ -89,9 +90,15 @@ pub(crate) fn check(
     block: &Map<'_>,
     path: &JsonPath,
     declared: Option<&[String]>,
-    who: &str,
+    who: impl fmt::Display,
 ) {
-    check_keys(cx, &AI, block, path, &format!("the `ai` block of {who}"));
+    check_keys(
+        cx,
+        &AI,
+        block,
+        path,
+        format_args!("the `ai` block of {who}"),
+    );
     fields(
         cx,
         block,
@@ -102,14 +109,20 @@ pub(crate) fn check(
         ],
     );
     let exposed = field(cx, block, "exposed", path, Expected::Boolean).and_then(Value::as_bool);
-    description(cx, block, path, exposed == Some(true), who);
+    description(cx, block, path, exposed == Some(true), &who);
     enum_field(cx, block, "category", path, AiCategory::NAMES);
     if let Some(Value::Object(hints)) = field(cx, block, "paramHints", path, Expected::Object) {
         param_hints(cx, hints, &path.key("paramHints"), declared, who);
     }
 }
 
-fn description(cx: &mut Cx, block: &Map<'_>, path: &JsonPath, exposed: bool, who: &str) {
+fn description(
+    cx: &mut Cx,
+    block: &Map<'_>,
+    path: &JsonPath,
+    exposed: bool,
+    who: impl fmt::Display,
+) {
     let at = path.key("description");
     match block.get("description") {
         Some(Value::String(text)) if !text.is_empty() => {
@@ -149,7 +162,7 @@ fn param_hints(
     hints: &Map<'_>,
     path: &JsonPath,
     declared: Option<&[String]>,
-    who: &str,
+    who: impl fmt::Display,
 ) {
     for (name, hint) in hints {
         let at = path.key(name);
@@ -191,7 +204,7 @@ fn param_hints(
         let Value::Object(hint) = hint else {
             cx.push(wrong_type(
                 at,
-                &format!("the hint for `{name}`"),
+                format_args!("the hint for `{name}`"),
                 Expected::Object,
                 hint,
             ));
@@ -202,7 +215,7 @@ fn param_hints(
             &HINT,
             hint,
             &at,
-            &format!("the hint for `{name}` of {who}"),
+            format_args!("the hint for `{name}` of {who}"),
         );
         fields(
             cx,

@@ -2,6 +2,7 @@
 //! name checks.
 
 use crate::json::{Map, Value};
+use std::fmt;
 
 use super::{Anchor, Diagnostic, DiagnosticId};
 use crate::json::kind;
@@ -114,7 +115,7 @@ impl Expected {
 /// value) at `path`.
 pub(crate) fn wrong_type(
     path: JsonPath,
-    label: &str,
+    label: impl fmt::Display,
     expected: Expected,
     found: &Value,
 ) -> Diagnostic {
@@ -145,7 +146,7 @@ pub(crate) fn field<'v>(
     } else {
         cx.push(wrong_type(
             parent_path.key(key),
-            &format!("`{key}`"),
+            format_args!("`{key}`"),
             expected,
             value,
         ));
@@ -171,7 +172,7 @@ pub(crate) fn require(
     parent: &Map<'_>,
     key: &str,
     parent_path: &JsonPath,
-    owner: &str,
+    owner: impl fmt::Display,
     hint: &str,
 ) -> bool {
     if parent.contains_key(key) {
@@ -237,7 +238,7 @@ pub(crate) fn enum_field<'v>(
         cx,
         value,
         parent_path.key(key),
-        &format!("`{key}`"),
+        format_args!("`{key}`"),
         allowed,
     )
     .then_some(value)
@@ -248,7 +249,7 @@ pub(crate) fn enum_value(
     cx: &mut Cx,
     value: &str,
     path: JsonPath,
-    label: &str,
+    label: impl fmt::Display,
     allowed: &[&str],
 ) -> bool {
     if allowed.contains(&value) {
@@ -360,7 +361,7 @@ pub(crate) fn name_grammar(
     cx: &mut Cx,
     name: &str,
     (path, anchor): (JsonPath, Anchor),
-    label: &str,
+    label: impl fmt::Display,
     grammar: Grammar,
 ) -> bool {
     if grammar.accepts(name) {

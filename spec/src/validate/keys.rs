@@ -16,6 +16,7 @@
 //! Loose shapes (actions, agents) only report steps 1 to 3.
 
 use crate::json::Map;
+use std::fmt;
 
 use super::check::{Cx, closest};
 use super::{Diagnostic, DiagnosticId};
@@ -83,7 +84,7 @@ pub(crate) fn check_keys(
     shape: &Shape,
     fields: &Map<'_>,
     path: &JsonPath,
-    surface: &str,
+    surface: impl fmt::Display,
 ) {
     for key in fields.keys() {
         if shape.is_known(key) {

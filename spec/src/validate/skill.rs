@@ -1,6 +1,7 @@
 //! Skills, strict, and their trigger conditions.
 
 use crate::json::{Map, Value};
+use std::fmt;
 
 use super::check::{
     Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require, wrong_type,
@@ -60,8 +61,8 @@ pub(crate) fn check<'a>(
     let who = entry.describe("skill");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "skill", Some(Grammar::Snake));
-    check_keys(cx, &SKILL, raw, path, &who);
-    require(cx, raw, "label", path, &who, "\"<display name>\"");
+    check_keys(cx, &SKILL, raw, path, who);
+    require(cx, raw, "label", path, who, "\"<display name>\"");
     fields(
         cx,
         raw,
@@ -74,7 +75,7 @@ pub(crate) fn check<'a>(
         ],
     );
     enum_field(cx, raw, "surface", path, SkillSurface::NAMES);
-    if require(cx, raw, "tools", path, &who, "[\"<tool name>\"]")
+    if require(cx, raw, "tools", path, who, "[\"<tool name>\"]")
         && let Some(Value::Array(tools)) = field(cx, raw, "tools", path, Expected::Array)
     {
         for (j, tool) in tools.iter().enumerate() {
@@ -102,7 +103,7 @@ pub(crate) fn check<'a>(
         for (k, condition) in conditions.iter().enumerate() {
             let at = path.key("triggerConditions").index(k);
             match condition {
-                Value::Object(c) => trigger_condition(cx, c, &at, &who),
+                Value::Object(c) => trigger_condition(cx, c, &at, who),
                 other => cx.push(wrong_type(
                     at,
                     "each trigger condition",
@@ -115,7 +116,7 @@ pub(crate) fn check<'a>(
     name
 }
 
-fn trigger_condition(cx: &mut Cx, condition: &Map<'_>, path: &JsonPath, who: &str) {
+fn trigger_condition(cx: &mut Cx, condition: &Map<'_>, path: &JsonPath, who: impl fmt::Display) {
     let owner = format!("a trigger condition of {who}");
     require(cx, condition, "field", path, &owner, "\"<context field>\"");
     let has_operator = require(cx, condition, "operator", path, &owner, "\"eq\"");

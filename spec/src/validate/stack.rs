@@ -39,11 +39,42 @@ impl Entry<'_> {
         }
     }
 
-    /// "skill `triage`", or "skill #2" when it has no usable name.
-    pub(crate) fn describe(&self, noun: &str) -> String {
+    /// "skill `triage`", or "skill #2" when it has no usable name; written
+    /// only when a message needs it.
+    pub(crate) fn describe<'e>(&'e self, noun: &'e str) -> Described<'e> {
+        Described {
+            noun,
+            record: &self.record,
+            object: None,
+        }
+    }
+}
+
+/// A record as messages name it (see [`Entry::describe`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Described<'e> {
+    noun: &'e str,
+    record: &'e Record<'e>,
+    /// The owning object, for an object's action.
+    object: Option<&'e str>,
+}
+
+impl<'e> Described<'e> {
+    /// The same record, named as one of `object`'s.
+    pub(crate) fn of_object(self, object: Option<&'e str>) -> Self {
+        Self { object, ..self }
+    }
+}
+
+impl std::fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.record.name() {
-            Some(name) => format!("{noun} `{name}`"),
-            None => format!("{noun} #{}", self.record.index()),
+            Some(name) => write!(f, "{} `{name}`", self.noun)?,
+            None => write!(f, "{} #{}", self.noun, self.record.index())?,
+        }
+        match self.object {
+            Some(o) => write!(f, " of object `{o}`"),
+            None => Ok(()),
         }
     }
 }
@@ -63,7 +94,7 @@ pub(crate) fn collection<'a>(
         None => return Vec::new(),
         Some(v @ (Value::Array(_) | Value::Object(_))) => v,
         Some(other) => {
-            let mut d = wrong_type(at, &format!("`{key}`"), Expected::Array, other);
+            let mut d = wrong_type(at, format_args!("`{key}`"), Expected::Array, other);
             d.message = format!(
                 "`{key}` must be a list of {noun} records or a map keyed by name, found {}",
                 super::check::describe(other)
@@ -144,7 +175,7 @@ pub(crate) fn record_name<'a>(
                     cx,
                     name,
                     (path.clone(), anchor),
-                    &format!("{noun} name"),
+                    format_args!("{noun} name"),
                     grammar,
                 );
             }
@@ -153,7 +184,7 @@ pub(crate) fn record_name<'a>(
         Some(other) => {
             cx.push(wrong_type(
                 path,
-                &format!("the {noun}'s `name`"),
+                format_args!("the {noun}'s `name`"),
                 Expected::String,
                 other,
             ));

@@ -71,14 +71,14 @@ pub(crate) fn check<'a>(
     let who = entry.describe("tool record");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "tool", Some(Grammar::Snake));
-    check_keys(cx, &TOOL, raw, path, &who);
-    require(cx, raw, "label", path, &who, "\"<display name>\"");
+    check_keys(cx, &TOOL, raw, path, who);
+    require(cx, raw, "label", path, who, "\"<display name>\"");
     require(
         cx,
         raw,
         "description",
         path,
-        &who,
+        who,
         "\"<what the tool does, for the model>\"",
     );
     require(
@@ -86,7 +86,7 @@ pub(crate) fn check<'a>(
         raw,
         "parameters",
         path,
-        &who,
+        who,
         "{\"type\": \"object\", \"properties\": {}}",
     );
     fields(
