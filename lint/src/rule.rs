@@ -144,7 +144,12 @@ pub(crate) struct Context<'s, 'a> {
     pub(crate) stack: &'s Stack<'a>,
     pub(crate) universe: Universe,
     /// Actions by name (indices into `stack.actions`).
-    pub(crate) actions_by_name: HashMap<&'s str, Vec<usize>, FastHash>,
+    /// The first action of each name (an index into `stack.actions`).
+    first_action: HashMap<&'s str, usize, FastHash>,
+    /// For each action, the next action of the same name, if any: with
+    /// `first_action`, the actions of a name in scan order, without a
+    /// vector per name.
+    next_same_name: Vec<Option<usize>>,
     /// Names of actions that do not materialise.
     pub(crate) unexposed: HashSet<&'s str, FastHash>,
     /// For each action name, the first action of that name (in scan order)
@@ -190,14 +195,21 @@ impl<'s, 'a> Context<'s, 'a> {
                 .filter_map(|t| t.name())
                 .map(str::to_owned),
         );
-        let mut actions_by_name: HashMap<&'s str, Vec<usize>, FastHash> = HashMap::default();
+        let mut first_action: HashMap<&'s str, usize, FastHash> = HashMap::default();
+        let mut last_action: HashMap<&'s str, usize, FastHash> = HashMap::default();
+        let mut next_same_name = vec![None; stack.actions.len()];
         let mut unexposed = HashSet::default();
         let mut needs_approval = HashMap::default();
         for (i, action) in stack.actions.iter().enumerate() {
             let Some(name) = action.entry.name() else {
                 continue;
             };
-            actions_by_name.entry(name).or_default().push(i);
+            first_action.entry(name).or_insert(i);
+            if let Some(previous) = last_action.insert(name, i)
+                && let Some(slot) = next_same_name.get_mut(previous)
+            {
+                *slot = Some(i);
+            }
             if materialises(action.entry.fields()) {
                 if let Some(reason) = needs_confirmation(action.entry.fields()) {
                     needs_approval.entry(name).or_insert((i, reason));
@@ -210,7 +222,8 @@ impl<'s, 'a> Context<'s, 'a> {
         Context {
             stack,
             universe: Universe::new(names),
-            actions_by_name,
+            first_action,
+            next_same_name,
             unexposed,
             needs_approval,
             action_names: OnceLock::new(),
@@ -255,11 +268,11 @@ impl<'s, 'a> Context<'s, 'a> {
     /// The actions named `name`, in scan order.
     pub(crate) fn actions_named(&self, name: &str) -> impl Iterator<Item = &'s ActionEntry<'a>> {
         let stack = self.stack;
-        self.actions_by_name
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter_map(move |&i| stack.actions.get(i))
+        let next = &self.next_same_name;
+        std::iter::successors(self.first_action.get(name).copied(), move |&i| {
+            next.get(i).copied().flatten()
+        })
+        .filter_map(move |i| stack.actions.get(i))
     }
 
     /// Whether a skill's tool reference resolves (exactly, or as a

@@ -79,8 +79,9 @@ impl<'a> Entry<'a> {
 pub(crate) struct ActionEntry<'a> {
     /// The action record.
     pub(crate) entry: Entry<'a>,
-    /// The owning object's label (name or `#i`), `None` at stack level.
-    pub(crate) object: Option<String>,
+    /// The owning object's label (name or `#i`), `None` at stack level;
+    /// shared by the object's actions.
+    pub(crate) object: Option<std::sync::Arc<str>>,
 }
 
 impl ActionEntry<'_> {
@@ -160,7 +161,7 @@ impl<'a> Stack<'a> {
         stack.stack_actions = stack.actions.len();
         for (source, root) in roots.iter().enumerate() {
             for object in collection(source, root, "objects", arena) {
-                let label = object.label();
+                let label: std::sync::Arc<str> = object.label().into();
                 for record in records(object.record.get("actions"), arena) {
                     stack.actions.push(ActionEntry {
                         entry: Entry {

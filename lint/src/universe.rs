@@ -33,7 +33,8 @@
 //! over short candidate lists).
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::hash::BuildHasher;
 
 /// A fast hasher for names from the document (not attacker-sensitive: a
 /// lint run ends with the process).
@@ -55,12 +56,50 @@ pub struct Universe {
     starts: Vec<usize>,
     /// Name to id; `None` when ids do not fit in 32 bits (then every
     /// question is answered by a linear scan).
-    ids: Option<HashMap<Box<str>, u32, FastHash>>,
+    ids: Option<Ids>,
     /// Ids sorted by UTF-16 units (lazy).
     sorted: OnceLock<Vec<u32>>,
     /// The suggestion index (lazy); `None` when the names are too many or
     /// too long for 32-bit offsets, and suggestions scan linearly.
     index: OnceLock<Option<SuggestIndex>>,
+}
+
+/// Name to id, as a table of ids hashed by the name they stand for, so the
+/// names are stored once (in `Universe::names`).
+#[derive(Debug, Clone)]
+struct Ids {
+    table: hashbrown::HashTable<u32>,
+    hasher: FastHash,
+}
+
+impl Ids {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            table: hashbrown::HashTable::with_capacity(capacity),
+            hasher: FastHash::default(),
+        }
+    }
+
+    /// The id of `name`, where `names[id]` spells each id.
+    fn get(&self, names: &[String], name: &str) -> Option<u32> {
+        let hash = self.hasher.hash_one(name);
+        self.table
+            .find(hash, |&id| {
+                names.get(id as usize).is_some_and(|n| n == name)
+            })
+            .copied()
+    }
+
+    /// Records that `names[id]` (about to be pushed) is `name`.
+    fn insert(&mut self, names: &[String], name: &str, id: u32) {
+        let hasher = &self.hasher;
+        self.table
+            .insert_unique(hasher.hash_one(name), id, |&other| {
+                names
+                    .get(other as usize)
+                    .map_or(0, |n| hasher.hash_one(n.as_str()))
+            });
+    }
 }
 
 impl Universe {
@@ -85,15 +124,15 @@ impl Universe {
                 .collect();
             return universe;
         }
-        let mut ids = HashMap::with_capacity_and_hasher(names.len(), FastHash::default());
+        let mut ids = Ids::with_capacity(names.len());
         for name in names {
-            if ids.contains_key(name.as_str()) {
+            if ids.get(&universe.names, &name).is_some() {
                 continue;
             }
             let Some(id) = id32(universe.names.len()) else {
                 continue;
             };
-            ids.insert(name.clone().into_boxed_str(), id);
+            ids.insert(&universe.names, &name, id);
             universe.units.extend(name.encode_utf16());
             universe.starts.push(universe.units.len());
             universe.names.push(name);
@@ -105,7 +144,7 @@ impl Universe {
     /// Whether `name` is in the universe.
     pub fn contains(&self, name: &str) -> bool {
         match &self.ids {
-            Some(ids) => ids.contains_key(name),
+            Some(ids) => ids.get(&self.names, name).is_some(),
             None => self.names.iter().any(|n| n == name),
         }
     }
@@ -145,7 +184,7 @@ impl Universe {
             return self.suggest_linear(reference);
         };
         for prefix in objectstack_registry::FAMILY_PREFIXES {
-            if let Some(&id) = ids.get(format!("{prefix}{reference}").as_str()) {
+            if let Some(id) = ids.get(&self.names, &format!("{prefix}{reference}")) {
                 return self.name(id);
             }
         }
@@ -190,7 +229,7 @@ impl Universe {
     /// The id of the name spelled `units`.
     fn lookup(&self, units: &[u16]) -> Option<u32> {
         let name = String::from_utf16(units).ok()?;
-        self.ids.as_ref()?.get(name.as_str()).copied()
+        self.ids.as_ref()?.get(&self.names, &name)
     }
 
     fn sorted(&self) -> &[u32] {

@@ -11,7 +11,7 @@ use std::fmt;
 
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar};
 use super::keys::{Shape, check_keys};
-use super::stack::{Entry, duplicates, duplicates_as, record_name};
+use super::stack::{Entry, NameAt, duplicates, duplicates_as, record_name};
 use super::{Anchor, Diagnostic, DiagnosticId, Severity, ai};
 use crate::model::{
     ActionLocation, ActionMode, ActionOperation, ActionType, ActionVariant, HttpMethod,
@@ -350,9 +350,9 @@ fn params(
     }
     // Upstream accepts two params with one name (the later one wins in
     // the tool's properties), so this is a warning, not an error.
-    let names: Vec<(&str, JsonPath, Anchor)> = names
+    let names: Vec<(&str, NameAt)> = names
         .iter()
-        .map(|(name, path, anchor)| (name.as_str(), path.clone(), *anchor))
+        .map(|(name, path, anchor)| (name.as_str(), NameAt::at(path.clone(), *anchor)))
         .collect();
     duplicates_as(
         cx,

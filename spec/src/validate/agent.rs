@@ -6,9 +6,8 @@ use crate::json::{Map, Value};
 use super::Anchor;
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, wrong_type};
 use super::keys::{Shape, check_keys};
-use super::stack::{Entry, record_name};
+use super::stack::{Entry, NameAt, record_name};
 use crate::model::AgentSurface;
-use crate::path::JsonPath;
 
 const AGENT: Shape = Shape {
     known: &[],
@@ -36,7 +35,7 @@ pub(crate) fn check<'a>(
     cx: &mut Cx,
     entry: &Entry<'a>,
     raw: &Map<'_>,
-) -> Option<(&'a str, JsonPath, Anchor)> {
+) -> Option<(&'a str, NameAt)> {
     let who = entry.describe("agent");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "agent", Some(Grammar::Snake));

@@ -7,7 +7,7 @@ use super::check::{
     Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require, wrong_type,
 };
 use super::keys::{PROTECTION_KEYS, Shape, check_keys};
-use super::stack::{Entry, record_name};
+use super::stack::{Entry, NameAt, record_name};
 use super::{Anchor, Diagnostic, DiagnosticId};
 use crate::model::{SkillSurface, TriggerOperator};
 use crate::path::JsonPath;
@@ -57,7 +57,7 @@ pub(crate) fn check<'a>(
     cx: &mut Cx,
     entry: &Entry<'a>,
     raw: &Map<'_>,
-) -> Option<(&'a str, JsonPath, Anchor)> {
+) -> Option<(&'a str, NameAt)> {
     let who = entry.describe("skill");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "skill", Some(Grammar::Snake));

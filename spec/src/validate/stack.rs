@@ -23,10 +23,18 @@ pub(crate) struct Entry<'a> {
 impl Entry<'_> {
     /// Where the record's name is written: its `name` key, or the map key
     /// when the entry does not write one.
-    pub(crate) fn name_location(&self, raw: &Map<'_>) -> (JsonPath, Anchor) {
+    pub(crate) fn name_location(&self, raw: &Map<'_>) -> NameAt {
         match self.record.origin {
-            Origin::Map { .. } if !raw.contains_key("name") => (self.path.clone(), Anchor::Key),
-            _ => (self.path.key("name"), Anchor::Value),
+            Origin::Map { .. } if !raw.contains_key("name") => NameAt {
+                path: self.path.clone(),
+                anchor: Anchor::Key,
+                under_name: false,
+            },
+            _ => NameAt {
+                path: self.path.clone(),
+                anchor: Anchor::Value,
+                under_name: true,
+            },
         }
     }
 
@@ -47,6 +55,37 @@ impl Entry<'_> {
             record: &self.record,
             object: None,
         }
+    }
+}
+
+/// Where a name is written, resolved to a path only when a diagnostic
+/// needs it (a stack has many more names than duplicates).
+#[derive(Clone)]
+pub(crate) struct NameAt {
+    path: JsonPath,
+    anchor: Anchor,
+    /// The name is the `name` key under `path`.
+    under_name: bool,
+}
+
+impl NameAt {
+    /// At `path` exactly.
+    pub(crate) fn at(path: JsonPath, anchor: Anchor) -> Self {
+        Self {
+            path,
+            anchor,
+            under_name: false,
+        }
+    }
+
+    /// The path and anchor of the name.
+    pub(crate) fn resolve(&self) -> (JsonPath, Anchor) {
+        let path = if self.under_name {
+            self.path.key("name")
+        } else {
+            self.path.clone()
+        };
+        (path, self.anchor)
     }
 }
 
@@ -157,8 +196,8 @@ pub(crate) fn record_name<'a>(
     raw: &Map<'_>,
     noun: &str,
     grammar: Option<Grammar>,
-) -> Option<(&'a str, JsonPath, Anchor)> {
-    let (path, anchor) = entry.name_location(raw);
+) -> Option<(&'a str, NameAt)> {
+    let at = entry.name_location(raw);
     match entry.record.get("name") {
         None => {
             cx.push(Diagnostic::new(
@@ -170,20 +209,16 @@ pub(crate) fn record_name<'a>(
             None
         }
         Some(Value::String(name)) => {
-            if let Some(grammar) = grammar {
-                name_grammar(
-                    cx,
-                    name,
-                    (path.clone(), anchor),
-                    format_args!("{noun} name"),
-                    grammar,
-                );
+            if let Some(grammar) = grammar
+                && !grammar.accepts(name)
+            {
+                name_grammar(cx, name, at.resolve(), format_args!("{noun} name"), grammar);
             }
-            Some((*name, path, anchor))
+            Some((*name, at))
         }
         Some(other) => {
             cx.push(wrong_type(
-                path,
+                at.resolve().0,
                 format_args!("the {noun}'s `name`"),
                 Expected::String,
                 other,
@@ -195,7 +230,7 @@ pub(crate) fn record_name<'a>(
 
 /// Reports every name defined more than once, naming the first
 /// definition.
-pub(crate) fn duplicates(cx: &mut Cx, names: &[(&str, JsonPath, Anchor)], noun: &str, scope: &str) {
+pub(crate) fn duplicates(cx: &mut Cx, names: &[(&str, NameAt)], noun: &str, scope: &str) {
     duplicates_as(
         cx,
         names,
@@ -209,18 +244,20 @@ pub(crate) fn duplicates(cx: &mut Cx, names: &[(&str, JsonPath, Anchor)], noun: 
 /// warning: upstream accepts it, and the bridge keeps one entry).
 pub(crate) fn duplicates_as(
     cx: &mut Cx,
-    names: &[(&str, JsonPath, Anchor)],
+    names: &[(&str, NameAt)],
     noun: &str,
     scope: &str,
     severity: Severity,
 ) {
-    let mut first: std::collections::HashMap<&str, &JsonPath> = std::collections::HashMap::new();
-    for (name, path, anchor) in names {
+    let mut first: std::collections::HashMap<&str, &NameAt> = std::collections::HashMap::new();
+    for (name, at) in names {
         match first.get(name) {
             None => {
-                first.insert(name, path);
+                first.insert(name, at);
             }
             Some(&earlier) => {
+                let (path, anchor) = at.resolve();
+                let earlier = earlier.resolve().0;
                 let mut d = Diagnostic::new(
                     DiagnosticId::DuplicateName,
                     path.clone(),
@@ -234,7 +271,7 @@ pub(crate) fn duplicates_as(
                     path: earlier.clone(),
                     message: format!("{noun} `{name}` is first defined here"),
                 });
-                d.anchor = *anchor;
+                d.anchor = anchor;
                 cx.push(d.with_severity(severity));
             }
         }

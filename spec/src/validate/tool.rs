@@ -5,9 +5,8 @@ use crate::json::{Map, Value};
 use super::Anchor;
 use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require};
 use super::keys::{PROTECTION_KEYS, Shape, check_keys};
-use super::stack::{Entry, record_name};
+use super::stack::{Entry, NameAt, record_name};
 use crate::model::BindingType;
-use crate::path::JsonPath;
 
 const TOOL: Shape = Shape {
     known: &[
@@ -67,7 +66,7 @@ pub(crate) fn check<'a>(
     cx: &mut Cx,
     entry: &Entry<'a>,
     raw: &Map<'_>,
-) -> Option<(&'a str, JsonPath, Anchor)> {
+) -> Option<(&'a str, NameAt)> {
     let who = entry.describe("tool record");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "tool", Some(Grammar::Snake));
