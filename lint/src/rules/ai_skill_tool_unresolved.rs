@@ -4,6 +4,8 @@ use objectstack_registry::{ACTION_PREFIX, FAMILY_PREFIXES};
 use objectstack_spec::json::Value;
 use objectstack_spec::materialise::static_skip;
 
+use rayon::prelude::*;
+
 use crate::finding::Severity;
 use crate::rule::{Context, Hit, Report, declare_rule};
 
@@ -75,39 +77,60 @@ enum Kind<'s> {
 }
 
 fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
-    for skill in &cx.stack.skills {
-        let Some(Value::Array(refs)) = skill.record.get("tools") else {
+    // A million references are checked in chunks of skills, in parallel;
+    // the chunks' hits are joined in document order.
+    let per_chunk: Vec<Vec<Hit>> = cx
+        .stack
+        .skills
+        .par_chunks(SKILLS_PER_TASK)
+        .map(|skills| {
+            let mut hits = Vec::new();
+            for skill in skills {
+                check_skill(cx, skill, &mut hits);
+            }
+            hits
+        })
+        .collect();
+    for hits in per_chunk {
+        out.extend(hits);
+    }
+}
+
+/// Skills checked by one parallel task.
+const SKILLS_PER_TASK: usize = 512;
+
+fn check_skill(cx: &Context<'_, '_>, skill: &crate::stack::Entry<'_>, out: &mut Vec<Hit>) {
+    let Some(Value::Array(refs)) = skill.record.get("tools") else {
+        return;
+    };
+    let mut label = None;
+    for (j, value) in refs.iter().enumerate() {
+        let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
             continue;
         };
-        let mut label = None;
-        for (j, value) in refs.iter().enumerate() {
-            let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
-                continue;
-            };
-            if cx.resolves(reference) {
-                continue;
-            }
-            let skill_name = label.get_or_insert_with(|| skill.label()).as_str();
-            let kind = classify(cx, reference);
-            let (path, raw) = skill.key("tools");
-            out.push(
-                Report {
-                    rule: &RULE,
-                    source: skill.source,
-                    anchor: raw.index(j),
-                    where_: format!("skill \"{skill_name}\" \u{b7} tools"),
-                    path: path.index(j).to_string(),
-                    message: message(skill_name, reference, &kind),
-                    hint: hint(reference, &kind),
-                    reference: Some(reference.to_owned()),
-                    suggestion: match kind {
-                        Kind::Fictional(s) => s.map(str::to_owned),
-                        _ => None,
-                    },
-                }
-                .hit(),
-            );
+        if cx.resolves(reference) {
+            continue;
         }
+        let skill_name = label.get_or_insert_with(|| skill.label()).as_str();
+        let kind = classify(cx, reference);
+        let (path, raw) = skill.key("tools");
+        out.push(
+            Report {
+                rule: &RULE,
+                source: skill.source,
+                anchor: raw.index(j),
+                where_: format!("skill \"{skill_name}\" \u{b7} tools"),
+                path: path.index(j).to_string(),
+                message: message(skill_name, reference, &kind),
+                hint: hint(reference, &kind),
+                reference: Some(reference.to_owned()),
+                suggestion: match kind {
+                    Kind::Fictional(s) => s.map(str::to_owned),
+                    _ => None,
+                },
+            }
+            .hit(),
+        );
     }
 }
 
