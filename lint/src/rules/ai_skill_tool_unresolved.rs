@@ -91,6 +91,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
             hits
         })
         .collect();
+    out.reserve(per_chunk.iter().map(Vec::len).sum());
     for hits in per_chunk {
         out.extend(hits);
     }
