@@ -14,14 +14,3 @@ pub mod approval;
 pub mod materialise;
 pub mod projection;
 pub mod runtime;
-
-/// Runs one of `spec`'s action predicates, which read the borrowed document
-/// (`objectstack_spec::json`), on an action held as a `serde_json` map.
-/// Strings are shared, not copied; only the containers are rebuilt.
-pub(crate) fn on_action<R>(
-    action: &serde_json::Map<String, serde_json::Value>,
-    predicate: impl FnOnce(&objectstack_spec::json::Map<'_>) -> R,
-) -> R {
-    let arena = objectstack_spec::json::Arena::new();
-    predicate(objectstack_spec::json::Map::from_serde(action, &arena))
-}

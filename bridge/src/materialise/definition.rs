@@ -10,7 +10,6 @@ use objectstack_spec::AIToolDefinition;
 use objectstack_spec::collection::is_array_index_key;
 use objectstack_spec::collection::js_entries;
 use objectstack_spec::collection::owned::{Record, records};
-use objectstack_spec::materialise::is_row_context;
 use objectstack_spec::text::is_truthy;
 use serde_json::{Map, Value};
 
@@ -130,6 +129,7 @@ pub(super) fn build(
     owner: &Owner<'_>,
     index: &ObjectIndex<'_>,
     requires_confirmation: bool,
+    row_context: bool,
 ) -> AIToolDefinition {
     let ai = ai_block(action);
     let ai_str = |key: &str| ai.and_then(|ai| ai.get(key)).and_then(Value::as_str);
@@ -142,7 +142,7 @@ pub(super) fn build(
         // title read the action's label from the registration instead.
         label: None,
         description: description(ai_str("description").unwrap_or_default(), output_schema),
-        parameters: parameters(action, owner, index),
+        parameters: parameters(action, owner, index, row_context),
         category: ai_str("category").map(str::to_owned),
         output_schema: output_schema.map(js_ordered_map),
         object_name: owner.name.map(str::to_owned),
@@ -186,6 +186,7 @@ fn parameters(
     action: &Map<String, Value>,
     owner: &Owner<'_>,
     index: &ObjectIndex<'_>,
+    row_context: bool,
 ) -> Map<String, Value> {
     let hints = ai_block(action)
         .and_then(|ai| ai.get("paramHints"))
@@ -199,8 +200,10 @@ fn parameters(
     let mut properties = Map::with_capacity(capacity);
     let mut required = Required::default();
 
+    // `row_context`: the action has an owner and a row-context location
+    // (`spec::materialise::is_row_context`, decided by the caller).
     if let Some(object_name) = owner.name
-        && crate::on_action(action, is_row_context)
+        && row_context
     {
         let mut record_id = Map::with_capacity(2);
         record_id.insert("type".into(), "string".into());

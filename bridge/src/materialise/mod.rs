@@ -577,12 +577,15 @@ impl<'a> Walk<'_, 'a> {
             location,
         };
 
-        if let Some(reason) = crate::on_action(&action, static_skip) {
+        // The predicates read the borrowed document: borrow this action once.
+        let arena = objectstack_spec::json::Arena::new();
+        let dom = objectstack_spec::json::Map::from_serde(&action, &arena);
+        if let Some(reason) = static_skip(dom) {
             let skipped = skip(SkipCode::of_static(&reason), reason.reason());
             (self.emit)(Event::Skipped(skipped));
             return;
         }
-        let route = match crate::on_action(&action, route_or_skip) {
+        let route = match route_or_skip(dom) {
             Ok(route) => route,
             // Unreachable while `static_skip` agrees with `route_or_skip`;
             // reported rather than assumed.
@@ -592,7 +595,7 @@ impl<'a> Walk<'_, 'a> {
                 return;
             }
         };
-        let confirmation = crate::on_action(&action, needs_confirmation);
+        let confirmation = needs_confirmation(dom);
         if let Some(wiring) = self.wiring
             && let Some((code, reason)) = wiring_skip(wiring, route, confirmation)
         {
@@ -607,10 +610,10 @@ impl<'a> Walk<'_, 'a> {
             return;
         };
         let tool_name = objectstack_registry::action_tool_name(name);
-        let destructive = crate::on_action(&action, destructive_signal);
+        let destructive = destructive_signal(dom);
         // As upstream, the warning is raised before the name is checked, so
         // an action that then collides is still warned about.
-        if crate::on_action(&action, asserted_safe_despite_destructive) {
+        if asserted_safe_despite_destructive(dom) {
             let signal = destructive.map_or("a destructive signal", |d| d.as_source());
             (self.emit)(Event::Warning(Warning {
                 action: name.to_owned(),
@@ -634,13 +637,14 @@ impl<'a> Walk<'_, 'a> {
             name: object.as_deref(),
             object: owner.and_then(|i| self.index.at(i)),
         };
-        let row_context = object.is_some() && crate::on_action(&action, is_row_context);
+        let row_context = object.is_some() && is_row_context(dom);
         let definition = definition::build(
             tool_name.clone(),
             &action,
             &owner,
             self.index,
             confirmation.is_some(),
+            row_context,
         );
         self.taken.insert(tool_name, location);
         (self.emit)(Event::Registered(Registered {

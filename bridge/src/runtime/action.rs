@@ -62,11 +62,15 @@ impl ActionTool {
             tool: tool.clone(),
             reason,
         };
-        if let Some(skip) = crate::on_action(&action, static_skip) {
+        let arena = objectstack_spec::json::Arena::new();
+        let dom = objectstack_spec::json::Map::from_serde(&action, &arena);
+        if let Some(skip) = static_skip(dom) {
             return Err(refuse(skip.reason()));
         }
-        let route =
-            crate::on_action(&action, route_or_skip).map_err(|skip| refuse(skip.reason()))?;
+        let route = route_or_skip(dom).map_err(|skip| refuse(skip.reason()))?;
+        // Read before `objectName` is filled in below (neither reads it).
+        let row_location = is_row_context(dom);
+        let needs_confirmation_of_action = needs_confirmation(dom);
         let action_name = match action.get("name") {
             Some(Value::String(n)) if !n.is_empty() => n.clone(),
             _ => return Err(refuse("the action has no `name`".to_owned())),
@@ -80,8 +84,8 @@ impl ActionTool {
                 .entry("objectName")
                 .or_insert_with(|| Value::String(object.clone()));
         }
-        let row_context = crate::on_action(&action, is_row_context) && object_name.is_some();
-        let confirmation = crate::on_action(&action, needs_confirmation)
+        let row_context = row_location && object_name.is_some();
+        let confirmation = needs_confirmation_of_action
             .or((definition.requires_confirmation == Some(true))
                 .then_some(ConfirmationReason::AiRequiresConfirmation));
         let missing = |service: &str| RegisterError::MissingService {
