@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema};
-use objectstack_bridge::materialise::{Wiring, materialise};
+use objectstack_bridge::materialise::{Wiring, materialise, materialise_document};
 use objectstack_bridge::projection::{anthropic, mcp, openai};
 use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::static_skip;
@@ -306,6 +306,34 @@ proptest! {
                 }
                 prop_assert_eq!(schema.get("required").map(|r| r.as_array().map(Vec::len)), if required.is_empty() { None } else { Some(Some(required.len())) });
             }
+        }
+    }
+
+    #[test]
+    fn the_borrowed_document_materialises_the_same(stack in stack(), as_map in any::<bool>()) {
+        let mut stack = stack;
+        if as_map {
+            // Map-shaped collections, keyed by name, as authors may write them.
+            let keyed = |items: &Value| -> Value {
+                let mut map = Map::new();
+                for (i, item) in items.as_array().into_iter().flatten().enumerate() {
+                    let key = item.get("name").and_then(Value::as_str).map_or_else(|| format!("k{i}"), str::to_owned);
+                    map.insert(key, item.clone());
+                }
+                Value::Object(map)
+            };
+            let objects = keyed(&stack["objects"]);
+            stack.insert("objects".into(), objects);
+            let actions = keyed(&stack["actions"]);
+            stack.insert("actions".into(), actions);
+        }
+        let text = serde_json::to_string(&stack).unwrap();
+        let arena = objectstack_spec::json::Arena::new();
+        let document = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
+        for wiring in [None, Some(Wiring::NONE), Some(Wiring::ALL)] {
+            let owned = materialise(&stack, wiring.as_ref(), &|_| false);
+            let borrowed = materialise_document(document, &arena, wiring.as_ref(), &|_| false);
+            prop_assert_eq!(&borrowed, &owned);
         }
     }
 

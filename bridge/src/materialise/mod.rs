@@ -42,11 +42,12 @@ use std::collections::HashMap;
 use std::fmt;
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::owned::records;
+use objectstack_spec::collection::owned::{Record, records};
 use objectstack_spec::materialise::{
     ConfirmationReason, Route, StaticSkip, asserted_safe_despite_destructive, destructive_signal,
     is_row_context, needs_confirmation, route_or_skip, static_skip,
 };
+use objectstack_spec::{collection, json};
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
@@ -411,8 +412,139 @@ pub fn materialise_each<'a>(
     on_event: &mut dyn FnMut(Event<'a>),
 ) {
     let objects = records(stack.get("objects"));
-    let index = ObjectIndex::build(&objects);
     let stack_actions = records(stack.get("actions"));
+    let actions_of = |_: usize, object: &Record<'a>| -> Vec<Member<'a>> {
+        let own = |actions: Vec<Record<'a>>| -> Vec<Member<'a>> {
+            actions
+                .into_iter()
+                .map(|a| Member {
+                    at: a.index(),
+                    own: true,
+                    action: a.fields,
+                })
+                .collect()
+        };
+        match &object.fields {
+            Cow::Borrowed(fields) => {
+                let fields: &'a Map<String, Value> = fields;
+                own(records(fields.get("actions")))
+            }
+            Cow::Owned(fields) => records(fields.get("actions"))
+                .into_iter()
+                .map(|a| Member {
+                    at: a.index(),
+                    own: true,
+                    action: Cow::Owned(a.fields.into_owned()),
+                })
+                .collect(),
+        }
+    };
+    walk_stack(
+        &objects,
+        &stack_actions,
+        &actions_of,
+        wiring,
+        already_registered,
+        on_event,
+    );
+}
+
+/// [`materialise`] over a borrowed document ([`objectstack_spec::json`]),
+/// which is much cheaper to read a large stack into than a `serde_json`
+/// value. Each action is copied into a `serde_json` map only while it is
+/// judged (the definitions are built from it, and registrations hold it),
+/// so memory stays close to the document's.
+pub fn materialise_document<'a>(
+    stack: &'a json::Map<'a>,
+    arena: &'a json::Arena,
+    wiring: Option<&Wiring>,
+    already_registered: &dyn Fn(&str) -> bool,
+) -> Materialised<'a> {
+    let mut out = Materialised::default();
+    materialise_document_each(
+        stack,
+        arena,
+        wiring,
+        already_registered,
+        &mut |event| match event {
+            Event::Registered(r) => out.registered.push(r),
+            Event::Skipped(s) => out.skipped.push(s),
+            Event::Warning(w) => out.warnings.push(w),
+        },
+    );
+    out
+}
+
+/// [`materialise_each`] over a borrowed document (see
+/// [`materialise_document`]); the same events in the same order.
+pub fn materialise_document_each<'a>(
+    stack: &'a json::Map<'a>,
+    arena: &'a json::Arena,
+    wiring: Option<&Wiring>,
+    already_registered: &dyn Fn(&str) -> bool,
+    on_event: &mut dyn FnMut(Event<'a>),
+) {
+    let documents = collection::records(stack.get("objects"), arena);
+    // The index and the walk read an object's name and fields; its actions
+    // are copied one object at a time, below.
+    let objects: Vec<Record<'a>> = documents
+        .iter()
+        .map(|object| {
+            let mut fields = Map::new();
+            for key in ["name", "fields"] {
+                if let Some(value) = object.get(key) {
+                    fields.insert(key.to_owned(), value.to_serde());
+                }
+            }
+            Record {
+                fields: Cow::Owned(fields),
+                origin: object.origin,
+            }
+        })
+        .collect();
+    let stack_actions: Vec<Record<'a>> = collection::records(stack.get("actions"), arena)
+        .iter()
+        .map(|action| Record {
+            fields: Cow::Owned(action.fields.to_serde()),
+            origin: action.origin,
+        })
+        .collect();
+    // `objects` lists the documents' objects in the same order.
+    let actions_of = |i: usize, _: &Record<'a>| -> Vec<Member<'a>> {
+        let Some(document) = documents.get(i) else {
+            return Vec::new();
+        };
+        collection::records(document.get("actions"), arena)
+            .into_iter()
+            .map(|a| Member {
+                at: a.index(),
+                own: true,
+                action: Cow::Owned(a.fields.to_serde()),
+            })
+            .collect()
+    };
+    walk_stack(
+        &objects,
+        &stack_actions,
+        &actions_of,
+        wiring,
+        already_registered,
+        on_event,
+    );
+}
+
+/// The walk both front ends share: each object's actions (as `actions_of`
+/// reads them) with the stack-level actions bound to it, then the global
+/// stack-level actions.
+fn walk_stack<'a>(
+    objects: &[Record<'a>],
+    stack_actions: &[Record<'a>],
+    actions_of: &dyn Fn(usize, &Record<'a>) -> Vec<Member<'a>>,
+    wiring: Option<&Wiring>,
+    already_registered: &dyn Fn(&str) -> bool,
+    on_event: &mut dyn FnMut(Event<'a>),
+) {
+    let index = ObjectIndex::build(objects);
     // As `defineStack` does, a stack-level action bound to an object (its
     // `objectName` names one) joins that object's actions; the others
     // (global actions) are walked after every object.
@@ -434,27 +566,7 @@ pub fn materialise_each<'a>(
     };
     for (object_index, object) in objects.iter().enumerate() {
         let object_name = object.name();
-        let mut group: Vec<Member<'a>> = match &object.fields {
-            Cow::Borrowed(fields) => {
-                let fields: &'a Map<String, Value> = fields;
-                records(fields.get("actions"))
-                    .into_iter()
-                    .map(|a| Member {
-                        at: a.index(),
-                        own: true,
-                        action: a.fields,
-                    })
-                    .collect()
-            }
-            Cow::Owned(fields) => records(fields.get("actions"))
-                .into_iter()
-                .map(|a| Member {
-                    at: a.index(),
-                    own: true,
-                    action: Cow::Owned(a.fields.into_owned()),
-                })
-                .collect(),
-        };
+        let mut group: Vec<Member<'a>> = actions_of(object_index, object);
         if let Some(joining) = object_name.and_then(|n| bound.get(n)) {
             let own = group.len();
             for &i in joining {

@@ -27,10 +27,10 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use objectstack_bridge::materialise::{
-    Event, Materialised, SkipCode, Wiring, materialise, materialise_each,
+    Event, Materialised, SkipCode, Wiring, materialise_document, materialise_document_each,
 };
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
-use serde_json::{Map, Value};
+use objectstack_spec::json::{self, Arena};
 
 use crate::{EXIT_OK, EXIT_UNUSABLE};
 
@@ -92,7 +92,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!("error: --api-base-url {url}: {why}");
         return Ok(EXIT_UNUSABLE);
     }
-    let document = crate::input::read_document(&args.file)?;
+    let file = crate::input::read_text(&args.file)?;
+    let arena = Arena::new();
+    let document = file.tree(&arena)?;
     let wiring = Wiring {
         automation: args.automation,
         api_client: args.api || args.api_base_url.is_some(),
@@ -102,9 +104,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let written = if args.format == Format::Json {
         // Streamed: each definition is written and dropped as it is made.
-        stream_json(&mut out, &document.root, &wiring)
+        stream_json(&mut out, document, &arena, &wiring)
     } else {
-        let materialised = materialise(&document.root, Some(&wiring), &|_| false);
+        let materialised = materialise_document(document, &arena, Some(&wiring), &|_| false);
         let written = match args.format {
             Format::Human => write_human(&mut out, &args, &wiring, &materialised),
             Format::Mcp => {
@@ -138,17 +140,19 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         Err(err) => return Err(err).context("cannot write the output"),
     }
     // The document can be large and the process is about to exit: skip
-    // freeing it one allocation at a time.
-    std::mem::forget(document);
+    // freeing it.
+    std::mem::forget(arena);
+    std::mem::forget(file);
     Ok(EXIT_OK)
 }
 
 /// Writes `{"registered": [...], "skipped": [...], "warnings": [...]}`
 /// (the serialisation of [`Materialised`]) without holding the
 /// definitions: each is written as soon as it is made.
-fn stream_json(
+fn stream_json<'a>(
     out: &mut impl Write,
-    stack: &Map<String, Value>,
+    stack: &'a json::Map<'a>,
+    arena: &'a Arena,
     wiring: &Wiring,
 ) -> io::Result<()> {
     out.write_all(b"{\"registered\":[")?;
@@ -156,7 +160,7 @@ fn stream_json(
     let mut failed: Option<io::Error> = None;
     let mut skipped = Vec::new();
     let mut warnings = Vec::new();
-    materialise_each(stack, Some(wiring), &|_| false, &mut |event| match event {
+    let mut on_event = |event: Event<'a>| match event {
         Event::Registered(registered) => {
             if failed.is_some() {
                 return;
@@ -172,7 +176,8 @@ fn stream_json(
         }
         Event::Skipped(s) => skipped.push(s),
         Event::Warning(w) => warnings.push(w),
-    });
+    };
+    materialise_document_each(stack, arena, Some(wiring), &|_| false, &mut on_event);
     if let Some(err) = failed {
         return Err(err);
     }
