@@ -120,6 +120,13 @@ pub(crate) struct Report<'r> {
 impl Report<'_> {
     /// Turns it into a [`Hit`].
     pub(crate) fn hit(self) -> Hit {
+        // `format!` reserves about twice its literal text, and a large
+        // stack can have tens of thousands of findings: keep only what the
+        // text needs.
+        let tight = |mut s: String| {
+            s.shrink_to_fit();
+            s
+        };
         Hit {
             source: self.source,
             anchor: self.anchor,
@@ -127,10 +134,10 @@ impl Report<'_> {
             finding: Finding {
                 rule: self.rule.id.to_owned(),
                 severity: self.rule.default_severity,
-                where_: self.where_,
+                where_: tight(self.where_),
                 path: self.path,
-                message: self.message,
-                hint: self.hint,
+                message: tight(self.message),
+                hint: tight(self.hint),
                 reference: self.reference,
                 suggestion: self.suggestion,
                 location: None,

@@ -105,6 +105,7 @@ fn check_skill(cx: &Context<'_, '_>, skill: &crate::stack::Entry<'_>, out: &mut 
         return;
     };
     let mut label = None;
+    let mut tools_paths = None;
     for (j, value) in refs.iter().enumerate() {
         let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
             continue;
@@ -114,7 +115,8 @@ fn check_skill(cx: &Context<'_, '_>, skill: &crate::stack::Entry<'_>, out: &mut 
         }
         let skill_name = label.get_or_insert_with(|| skill.label()).as_str();
         let kind = classify(cx, reference);
-        let (path, raw) = skill.key("tools");
+        // Built once per skill: its findings' paths share the prefix.
+        let (path, raw) = tools_paths.get_or_insert_with(|| skill.key("tools"));
         out.push(
             Report {
                 rule: &RULE,
