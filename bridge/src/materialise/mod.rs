@@ -48,7 +48,6 @@ use objectstack_spec::materialise::{
     is_row_context, needs_confirmation, route_or_skip, static_skip,
 };
 use objectstack_spec::{collection, json};
-use rayon::prelude::*;
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
@@ -564,7 +563,6 @@ fn walk_stack<'a>(
         taken: HashMap::new(),
         emit: on_event,
         ordinal: 0,
-        pending: Vec::new(),
     };
     for (object_index, object) in objects.iter().enumerate() {
         let object_name = object.name();
@@ -617,7 +615,6 @@ fn walk_stack<'a>(
     for member in group {
         walk.visit(member.action, None, member.at, None, None);
     }
-    walk.flush();
 }
 
 /// An action in the order of its group (one object's actions, or the
@@ -654,66 +651,7 @@ struct Walk<'w, 'a> {
     taken: HashMap<String, Location>,
     emit: &'w mut dyn FnMut(Event<'a>),
     ordinal: usize,
-    /// Outcomes decided but not yet reported, in walk order: definitions
-    /// are built in parallel (rayon) when they are flushed.
-    pending: Vec<Pending<'a>>,
 }
-
-/// An outcome waiting in [`Walk::pending`].
-// Moved once into the batch and once out of it; boxing would allocate per
-// action for nothing (as for `Event`).
-#[allow(clippy::large_enum_variant)]
-enum Pending<'a> {
-    /// Decided and complete.
-    Ready(Event<'a>),
-    /// Registered; its definition is still to be built.
-    Build(Job<'a>),
-}
-
-/// A registered action whose definition is built off the walk.
-struct Job<'a> {
-    tool_name: String,
-    action: Cow<'a, Map<String, Value>>,
-    action_name: String,
-    object: Option<String>,
-    owner: Option<usize>,
-    route: Route,
-    confirmation: Option<ConfirmationReason>,
-    destructive: Option<ConfirmationReason>,
-    row_context: bool,
-    location: Location,
-}
-
-impl<'a> Job<'a> {
-    fn build(self, index: &ObjectIndex<'_>) -> Event<'a> {
-        let owner = Owner {
-            name: self.object.as_deref(),
-            object: self.owner.and_then(|i| index.at(i)),
-        };
-        let definition = definition::build(
-            self.tool_name,
-            &self.action,
-            &owner,
-            index,
-            self.confirmation.is_some(),
-            self.row_context,
-        );
-        Event::Registered(Registered {
-            definition,
-            action_name: self.action_name,
-            object: self.object,
-            route: self.route,
-            confirmation: self.confirmation,
-            destructive: self.destructive,
-            row_context: self.row_context,
-            location: self.location,
-            action: self.action,
-        })
-    }
-}
-
-/// Outcomes held before their definitions are built together.
-const PENDING_BATCH: usize = 256;
 
 impl<'a> Walk<'_, 'a> {
     /// Judges one action. `object_index` is where it is written (`None`:
@@ -756,7 +694,7 @@ impl<'a> Walk<'_, 'a> {
         let dom = objectstack_spec::json::Map::from_serde(&action, &arena);
         if let Some(reason) = static_skip(dom) {
             let skipped = skip(SkipCode::of_static(&reason), reason.reason());
-            self.report(Event::Skipped(skipped));
+            (self.emit)(Event::Skipped(skipped));
             return;
         }
         let route = match route_or_skip(dom) {
@@ -765,7 +703,7 @@ impl<'a> Walk<'_, 'a> {
             // reported rather than assumed.
             Err(reason) => {
                 let skipped = skip(SkipCode::of_static(&reason), reason.reason());
-                self.report(Event::Skipped(skipped));
+                (self.emit)(Event::Skipped(skipped));
                 return;
             }
         };
@@ -773,14 +711,14 @@ impl<'a> Walk<'_, 'a> {
         if let Some(wiring) = self.wiring
             && let Some((code, reason)) = wiring_skip(wiring, route, confirmation)
         {
-            self.report(Event::Skipped(skip(code, reason)));
+            (self.emit)(Event::Skipped(skip(code, reason)));
             return;
         }
         let Some(name) = name else {
             let reason = "the action has no `name`, so it has no tool name: give it a snake_case \
                           `name`"
                 .to_owned();
-            self.report(Event::Skipped(skip(SkipCode::MissingName, reason)));
+            (self.emit)(Event::Skipped(skip(SkipCode::MissingName, reason)));
             return;
         };
         let tool_name = objectstack_registry::action_tool_name(name);
@@ -789,7 +727,7 @@ impl<'a> Walk<'_, 'a> {
         // an action that then collides is still warned about.
         if asserted_safe_despite_destructive(dom) {
             let signal = destructive.map_or("a destructive signal", |d| d.as_source());
-            self.report(Event::Warning(Warning {
+            (self.emit)(Event::Warning(Warning {
                 action: name.to_owned(),
                 object: object.clone(),
                 code: WarningCode::DestructiveUnattended,
@@ -803,49 +741,35 @@ impl<'a> Walk<'_, 'a> {
             }));
         }
         if let Some(reason) = self.collision(&tool_name) {
-            self.report(Event::Skipped(skip(SkipCode::NameCollision, reason)));
+            (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
             return;
         }
 
+        let owner = Owner {
+            name: object.as_deref(),
+            object: owner.and_then(|i| self.index.at(i)),
+        };
         let row_context = object.is_some() && is_row_context(dom);
-        self.taken.insert(tool_name.clone(), location);
-        let action_name = name.to_owned();
-        self.pending.push(Pending::Build(Job {
-            tool_name,
-            action,
-            action_name,
+        let definition = definition::build(
+            tool_name.clone(),
+            &action,
+            &owner,
+            self.index,
+            confirmation.is_some(),
+            row_context,
+        );
+        self.taken.insert(tool_name, location);
+        (self.emit)(Event::Registered(Registered {
+            definition,
+            action_name: name.to_owned(),
             object,
-            owner,
             route,
             confirmation,
             destructive,
             row_context,
             location,
+            action,
         }));
-        if self.pending.len() >= PENDING_BATCH {
-            self.flush();
-        }
-    }
-
-    /// Builds the pending definitions (in parallel) and reports every
-    /// pending outcome, in walk order.
-    fn flush(&mut self) {
-        let index = self.index;
-        let events: Vec<Event<'a>> = std::mem::take(&mut self.pending)
-            .into_par_iter()
-            .map(|pending| match pending {
-                Pending::Ready(event) => event,
-                Pending::Build(job) => job.build(index),
-            })
-            .collect();
-        for event in events {
-            (self.emit)(event);
-        }
-    }
-
-    /// Reports an outcome after those decided before it.
-    fn report(&mut self, event: Event<'a>) {
-        self.pending.push(Pending::Ready(event));
     }
 
     /// Why `tool_name` cannot be registered, if it cannot.

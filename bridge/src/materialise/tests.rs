@@ -243,7 +243,6 @@ fn platform_tools_always_win() {
         taken: HashMap::new(),
         emit: &mut sink,
         ordinal: 0,
-        pending: Vec::new(),
     };
     let reason = walk.collision("query_data").unwrap();
     assert!(
