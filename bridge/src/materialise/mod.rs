@@ -421,6 +421,7 @@ pub fn materialise_each<'a>(
                     at: a.index(),
                     own: true,
                     action: a.fields,
+                    document: None,
                 })
                 .collect()
         };
@@ -435,6 +436,7 @@ pub fn materialise_each<'a>(
                     at: a.index(),
                     own: true,
                     action: Cow::Owned(a.fields.into_owned()),
+                    document: None,
                 })
                 .collect(),
         }
@@ -520,6 +522,7 @@ pub fn materialise_document_each<'a>(
                 at: a.index(),
                 own: true,
                 action: Cow::Owned(a.fields.to_serde()),
+                document: Some(a.fields),
             })
             .collect()
     };
@@ -586,6 +589,7 @@ fn walk_stack<'a>(
                         at: action.index(),
                         own: false,
                         action: action.fields.clone(),
+                        document: None,
                     });
                 }
             }
@@ -595,6 +599,7 @@ fn walk_stack<'a>(
             let location_object = member.own.then_some(object_index);
             walk.visit(
                 member.action,
+                member.document,
                 location_object,
                 member.at,
                 Some(object_index),
@@ -609,11 +614,12 @@ fn walk_stack<'a>(
             at: a.index(),
             own: false,
             action: a.fields.clone(),
+            document: None,
         })
         .collect();
     sort_by_order(&mut group);
     for member in group {
-        walk.visit(member.action, None, member.at, None, None);
+        walk.visit(member.action, member.document, None, member.at, None, None);
     }
 }
 
@@ -625,6 +631,8 @@ struct Member<'a> {
     /// Written in the object's own `actions` (else in the stack's).
     own: bool,
     action: Cow<'a, Map<String, Value>>,
+    /// The same action in the borrowed document, when it was read from one.
+    document: Option<&'a json::Map<'a>>,
 }
 
 /// Stable-sorts a group of actions by their `order` (a missing or
@@ -661,6 +669,7 @@ impl<'a> Walk<'_, 'a> {
     fn visit(
         &mut self,
         action: Cow<'a, Map<String, Value>>,
+        document: Option<&'a json::Map<'a>>,
         object_index: Option<usize>,
         action_index: usize,
         owner: Option<usize>,
@@ -690,8 +699,13 @@ impl<'a> Walk<'_, 'a> {
         };
 
         // The predicates read the borrowed document: borrow this action once.
-        let arena = objectstack_spec::json::Arena::new();
-        let dom = objectstack_spec::json::Map::from_serde(&action, &arena);
+        // The predicates read the borrowed document: the action's own, or
+        // this one borrowed from the serde map.
+        let arena = json::Arena::new();
+        let dom: &json::Map<'_> = match document {
+            Some(document) => document,
+            None => json::Map::from_serde(&action, &arena),
+        };
         if let Some(reason) = static_skip(dom) {
             let skipped = skip(SkipCode::of_static(&reason), reason.reason());
             (self.emit)(Event::Skipped(skipped));
