@@ -149,3 +149,14 @@ fn junk_shapes_are_shown_not_refused() {
     assert!(out.contains("query_data"), "{out}");
     assert!(out.contains("wildcard_empty"), "{out}");
 }
+
+#[test]
+fn names_that_would_drive_a_terminal_are_escaped_in_the_text_view() {
+    let path = temp_file(
+        "escape.json",
+        r#"{"skills": [{"name": "s\u001b[31m", "label": "S", "tools": ["query_records"]}]}"#,
+    );
+    let text = stdout(&run(&[path.to_str().unwrap()]));
+    assert!(text.contains("s\\u001b[31m"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+}

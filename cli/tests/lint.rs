@@ -540,3 +540,27 @@ fn explain_prints_the_doc_or_suggests() {
         stderr(&o)
     );
 }
+
+#[test]
+fn names_that_would_drive_a_terminal_are_escaped_in_the_human_report() {
+    let dir = std::env::temp_dir().join(format!("objectstack-lint-escape-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("stack.json");
+    fs::write(
+        &path,
+        r#"{"skills": [{"name": "s", "label": "S", "tools": ["ghost\u001b]0;pwned\u0007"]}]}"#,
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["lint", "--format", "human"])
+        .arg(&path)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ghost\\u001b]0;pwned\\u0007"), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text}"
+    );
+}

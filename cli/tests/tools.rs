@@ -289,3 +289,22 @@ fn streamed_json_is_the_library_serialisation() {
         );
     }
 }
+
+#[test]
+fn names_that_would_drive_a_terminal_are_escaped_in_the_human_view() {
+    // An action name carrying an escape sequence (clear screen) and a
+    // right-to-left override: the table shows them as `\uXXXX`.
+    let stack = json!({"actions": [{
+        "name": "wipe\u{1b}[2J\u{202e}", "type": "script", "target": "t",
+        "ai": {"exposed": true, "description": "Runs the script the user asked for, on one record."}
+    }]});
+    let path = temp_stack("escape.json", &stack.to_string());
+    let out = run(&[path.to_str().unwrap(), "--format", "human"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("wipe\\u001b[2J\\u202e"), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+        "{text}"
+    );
+}

@@ -31,6 +31,43 @@ pub fn is_truthy(value: Option<&Value>) -> bool {
     }
 }
 
+/// `text` with every character a terminal would act on, or that reorders
+/// or hides what follows it (bidirectional controls, zero-width marks),
+/// written as a `\uXXXX` escape; newlines and tabs stay. Names and strings
+/// from a document pass through this before a command prints them for a
+/// person, so what is read is what the document says.
+///
+/// ```
+/// use objectstack_spec::text::terminal_safe;
+/// assert_eq!(terminal_safe("x\u{1b}[2Jy"), "x\\u001b[2Jy");
+/// assert_eq!(terminal_safe("plain\ttext"), "plain\ttext");
+/// ```
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        let hidden = matches!(
+            c,
+            '\u{061c}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+        );
+        (c.is_control() && c != '\n' && c != '\t') || hidden
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Whether `s` is snake_case in the grammar upstream uses for tool and
 /// skill names: `^[a-z_][a-z0-9_]*$`.
 pub fn is_snake_name(s: &str) -> bool {

@@ -270,28 +270,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     }
 }
 
-/// `text` with every character a terminal would act on, or that reorders
-/// or hides what follows it, written as a `\uXXXX` escape: the queue holds
-/// what a model proposed, and what the approver reads must be what is
-/// stored. Newlines and tabs stay.
+/// [`objectstack_spec::text::terminal_safe`], owned.
 fn terminal_safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let hidden = matches!(
-            c,
-            '\u{061c}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{2069}'
-                | '\u{feff}'
-        );
-        if (c.is_control() && c != '\n' && c != '\t') || hidden {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    objectstack_spec::text::terminal_safe(text).into_owned()
 }
 
 /// `text` left-aligned in `width` characters (a `{:<w$}` width above

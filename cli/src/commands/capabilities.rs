@@ -66,12 +66,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     };
     let arena = objectstack_spec::json::Arena::new();
     let caps = capabilities::build(objectstack_spec::json::Map::from_serde(&doc.root, &arena));
+    // The text view is read in a terminal: escape what one would act on.
+    // (JSON escapes by itself; DOT and Mermaid are inputs to other tools.)
+    let for_terminal = matches!(args.format, OutputFormat::Text);
     let options = RenderOptions {
         format: args.format.into(),
         agent: args.agent,
     };
     match capabilities::render(&caps, &options) {
         Ok(text) => {
+            let text = if for_terminal {
+                objectstack_spec::text::terminal_safe(&text).into_owned()
+            } else {
+                text
+            };
             let mut stdout = std::io::stdout().lock();
             match stdout
                 .write_all(text.as_bytes())

@@ -31,6 +31,7 @@ use objectstack_bridge::materialise::{
 };
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
 use objectstack_spec::json::{self, Arena};
+use objectstack_spec::text::terminal_safe;
 
 use crate::{EXIT_OK, EXIT_UNUSABLE};
 
@@ -108,7 +109,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         let materialised = materialise_document(document, &arena, Some(&wiring), &|_| false);
         let written = match args.format {
-            Format::Human => write_human(&mut out, &args, &wiring, &materialised),
+            Format::Human => {
+                // Names come from the document: escape what a terminal
+                // would act on.
+                let mut table = Vec::new();
+                write_human(&mut table, &args, &wiring, &materialised).and_then(|()| {
+                    let table = String::from_utf8_lossy(&table);
+                    out.write_all(terminal_safe(&table).as_bytes())
+                })
+            }
             Format::Mcp => {
                 let projected = mcp::tools(&materialised.registered);
                 notes(&materialised, &projected.warnings);
@@ -211,10 +220,11 @@ fn notes(materialised: &Materialised<'_>, projection: &[ProjectionWarning]) {
     let stderr = io::stderr();
     let mut err = stderr.lock();
     for w in &materialised.warnings {
-        let _ = writeln!(err, "warning: {}: {} [{}]", w.action, w.warning, w.code);
+        let line = format!("warning: {}: {} [{}]", w.action, w.warning, w.code);
+        let _ = writeln!(err, "{}", terminal_safe(&line));
     }
     for w in projection {
-        let _ = writeln!(err, "warning: {w}");
+        let _ = writeln!(err, "warning: {}", terminal_safe(&w.to_string()));
     }
     if !materialised.skipped.is_empty() {
         let _ = writeln!(

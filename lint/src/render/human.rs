@@ -3,6 +3,7 @@
 
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use objectstack_spec::text::terminal_safe;
 
 use crate::finding::{Finding, Severity, Summary};
 use crate::render::{SourceText, summary_line};
@@ -42,8 +43,11 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
     };
-    let title = level.primary_title(f.message.as_str()).id(f.rule.as_str());
-    let label = format!("{} ({})", f.where_, f.path);
+    // Names in findings come from the document: escape what a terminal
+    // would act on (the styling the renderer adds is its own).
+    let message = terminal_safe(&f.message);
+    let title = level.primary_title(message.as_ref()).id(f.rule.as_str());
+    let label = terminal_safe(&format!("{} ({})", f.where_, f.path)).into_owned();
     let snippet = f.location.as_ref().and_then(|l| {
         let text = sources.iter().find(|s| s.file == l.file)?.text;
         let (line, start) = line_window(text, l.byte_start)?;
@@ -54,7 +58,7 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         Some(
             Snippet::source(line.to_owned())
                 .line_start(l.line)
-                .path(l.file.clone())
+                .path(terminal_safe(&l.file).into_owned())
                 .annotation(
                     AnnotationKind::Primary
                         .span(start..start + len)
@@ -67,19 +71,26 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         Some(s) => primary = primary.element(s),
         None => {
             let at = match &f.location {
-                Some(l) => format!("at {}:{}:{}: {label}", l.file, l.line, l.column),
+                Some(l) => format!(
+                    "at {}:{}:{}: {label}",
+                    terminal_safe(&l.file),
+                    l.line,
+                    l.column
+                ),
                 None => format!("at {label}"),
             };
             primary = primary.element(Level::NOTE.message(at));
         }
     }
-    primary = primary.element(Level::HELP.message(f.hint.as_str()));
+    let hint = terminal_safe(&f.hint);
+    primary = primary.element(Level::HELP.message(hint.as_ref()));
     if let Some(s) = f
         .suggestion
         .as_ref()
         .filter(|s| !f.message.contains(&format!("Did you mean \"{s}\"?")))
     {
-        primary = primary.element(Level::HELP.message(format!("did you mean \"{s}\"?")));
+        primary =
+            primary.element(Level::HELP.message(format!("did you mean \"{}\"?", terminal_safe(s))));
     }
     renderer.render(&[primary])
 }
