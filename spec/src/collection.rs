@@ -8,13 +8,15 @@
 //! - an array keeps only its entries that are JSON objects; other entries are
 //!   dropped *before* indexing, so `[null, {..}]` yields one record with
 //!   index 0;
-//! - a map yields one record per entry, in document order: `name` is the
-//!   key, then the entry's own keys are laid over it (an inner `name` wins);
-//!   an entry that is not an object becomes `{name: key}`;
+//! - a map yields one record per entry, in JavaScript's property order
+//!   ([`js_order`]: integer-like keys first, then document order): `name`
+//!   is the key, then the entry's own keys are laid over it (an inner
+//!   `name` wins); an entry that is not an object becomes `{name: key}`;
 //! - anything else (a string, a number, `null`, absent) is empty.
 //!
-//! Records borrow from the document where they can: only map-shaped
-//! collections allocate.
+//! [`records`] reads the borrowed document ([`crate::json`]): records of an
+//! array are its entries, and records of a map are built in the caller's
+//! [`Arena`]. [`owned::records`] reads a `serde_json` document the same way.
 
 use std::borrow::Cow;
 
