@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand};
 
 mod commands;
 mod input;
+mod table;
 
 /// Exit code: the input is usable and nothing failed.
 pub(crate) const EXIT_OK: u8 = 0;

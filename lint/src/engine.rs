@@ -3,7 +3,7 @@
 
 use objectstack_spec::json::Map;
 use objectstack_spec::path::JsonPath;
-use objectstack_spec::source::SourceIndex;
+use objectstack_spec::source::{SourceIndex, Span};
 use rayon::prelude::*;
 
 use crate::finding::{Finding, Location};
@@ -95,22 +95,7 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         let mut located: Vec<Finding> = match source.text {
             Some(text) => {
                 let index = SourceIndex::new(text);
-                let mut spans = locate_hits(&index, source.root, &hits);
-                let keyed: Vec<usize> = (0..hits.len())
-                    .filter(|&i| hits.get(i).is_some_and(|h| h.anchor_key))
-                    .collect();
-                if !keyed.is_empty() {
-                    let paths: Vec<JsonPath> = keyed
-                        .iter()
-                        .filter_map(|&i| hits.get(i))
-                        .map(|h| h.anchor.clone())
-                        .collect();
-                    for (&i, span) in keyed.iter().zip(index.locate_keys_many(&paths)) {
-                        if let (Some(slot), Some(span)) = (spans.get_mut(i), span) {
-                            *slot = Some(span);
-                        }
-                    }
-                }
+                let spans = locate_hits(&index, source.root, &hits);
                 hits.into_iter()
                     .zip(spans)
                     .map(|(hit, span)| {
@@ -134,39 +119,55 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
     out
 }
 
-/// Locates every hit's anchor. An anchor at a string the parsed document
-/// borrows from the text is located from the string's address, with no
-/// scan; the rest go through one scan of the text.
-fn locate_hits(
-    index: &SourceIndex<'_>,
-    root: &Map<'_>,
-    hits: &[Hit],
-) -> Vec<Option<objectstack_spec::source::Span>> {
+/// Locates every hit's anchor: a key where the key is written; a string
+/// the parsed document borrows from the text from the string's address,
+/// with no scan; the rest (and keys not found) through one scan of the
+/// text, falling back to the nearest ancestor.
+fn locate_hits(index: &SourceIndex<'_>, root: &Map<'_>, hits: &[Hit]) -> Vec<Option<Span>> {
     let text = index.text();
     let ranges: Vec<Option<(usize, usize)>> = hits
         .iter()
         .map(|hit| {
+            if hit.anchor_key {
+                return None;
+            }
             let value = crate::stack::lookup(root, &hit.anchor)?;
             borrowed_string_range(text, value.as_str()?)
         })
         .collect();
     let mut spans = index.spans_of(&ranges);
+    let keyed: Vec<usize> = (0..hits.len())
+        .filter(|&i| hits.get(i).is_some_and(|h| h.anchor_key))
+        .collect();
+    if !keyed.is_empty() {
+        let found = index.locate_keys_many(&anchors(hits, &keyed));
+        fill(&mut spans, &keyed, found);
+    }
     let rest: Vec<usize> = (0..hits.len())
         .filter(|&i| spans.get(i).is_some_and(Option::is_none))
         .collect();
     if !rest.is_empty() {
-        let anchors: Vec<JsonPath> = rest
-            .iter()
-            .filter_map(|&i| hits.get(i))
-            .map(|h| h.anchor.clone())
-            .collect();
-        for (&i, span) in rest.iter().zip(locate_with_fallback(index, anchors)) {
-            if let Some(slot) = spans.get_mut(i) {
-                *slot = span;
-            }
-        }
+        let found = locate_with_fallback(index, anchors(hits, &rest));
+        fill(&mut spans, &rest, found);
     }
     spans
+}
+
+/// The anchors of the hits at positions `at`.
+fn anchors(hits: &[Hit], at: &[usize]) -> Vec<JsonPath> {
+    at.iter()
+        .filter_map(|&i| hits.get(i))
+        .map(|h| h.anchor.clone())
+        .collect()
+}
+
+/// Stores each span found for position `at[k]` of `spans`.
+fn fill(spans: &mut [Option<Span>], at: &[usize], found: Vec<Option<Span>>) {
+    for (&i, span) in at.iter().zip(found) {
+        if let (Some(slot), Some(span)) = (spans.get_mut(i), span) {
+            *slot = Some(span);
+        }
+    }
 }
 
 /// The byte range, quotes included, of a string value that is a slice of
@@ -185,10 +186,7 @@ fn borrowed_string_range(text: &str, value: &str) -> Option<(usize, usize)> {
 
 /// Locates every path; a path that is not in the text falls back to its
 /// nearest ancestor that is.
-fn locate_with_fallback(
-    index: &SourceIndex<'_>,
-    mut paths: Vec<JsonPath>,
-) -> Vec<Option<objectstack_spec::source::Span>> {
+fn locate_with_fallback(index: &SourceIndex<'_>, mut paths: Vec<JsonPath>) -> Vec<Option<Span>> {
     let mut spans = index.locate_many(&paths);
     loop {
         let missing: Vec<usize> = spans

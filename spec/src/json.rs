@@ -227,15 +227,6 @@ impl<'a> Map<'a> {
     pub fn from_entries(arena: &'a Arena, entries: &[(&'a str, Value<'a>)]) -> &'a Map<'a> {
         build_map(&arena.bump, entries)
     }
-
-    /// The empty object.
-    pub fn empty() -> &'static Map<'static> {
-        static EMPTY: Map<'static> = Map {
-            entries: &[],
-            sorted: &[],
-        };
-        &EMPTY
-    }
 }
 
 impl<'a> Value<'a> {

@@ -74,11 +74,6 @@ impl JsonPath {
         self.last.as_deref().map(|n| &n.parent)
     }
 
-    /// How many segments the path has.
-    pub fn depth(&self) -> usize {
-        self.walk().count()
-    }
-
     /// Whether this is the document root.
     pub fn is_root(&self) -> bool {
         self.last.is_none()
@@ -194,7 +189,7 @@ mod tests {
             Segment::Index(0),
         ]);
         assert_eq!(a, b);
-        assert_eq!(a.depth(), 4);
+        assert_eq!(a.segments().len(), 4);
         assert_eq!(a.last(), Some(&Segment::Index(0)));
         assert_eq!(
             a.parent().map(ToString::to_string),

@@ -370,17 +370,17 @@ pub fn materialise<'a>(
     wiring: Option<&Wiring>,
     already_registered: &dyn Fn(&str) -> bool,
 ) -> Materialised<'a> {
+    collect(|on_event| materialise_each(stack, wiring, already_registered, on_event))
+}
+
+/// The events of one walk, gathered into a [`Materialised`].
+fn collect<'a>(walk: impl FnOnce(&mut dyn FnMut(Event<'a>))) -> Materialised<'a> {
     let mut out = Materialised::default();
-    materialise_each(
-        stack,
-        wiring,
-        already_registered,
-        &mut |event| match event {
-            Event::Registered(r) => out.registered.push(r),
-            Event::Skipped(s) => out.skipped.push(s),
-            Event::Warning(w) => out.warnings.push(w),
-        },
-    );
+    walk(&mut |event| match event {
+        Event::Registered(r) => out.registered.push(r),
+        Event::Skipped(s) => out.skipped.push(s),
+        Event::Warning(w) => out.warnings.push(w),
+    });
     out
 }
 
@@ -462,19 +462,9 @@ pub fn materialise_document<'a>(
     wiring: Option<&Wiring>,
     already_registered: &dyn Fn(&str) -> bool,
 ) -> Materialised<'a> {
-    let mut out = Materialised::default();
-    materialise_document_each(
-        stack,
-        arena,
-        wiring,
-        already_registered,
-        &mut |event| match event {
-            Event::Registered(r) => out.registered.push(r),
-            Event::Skipped(s) => out.skipped.push(s),
-            Event::Warning(w) => out.warnings.push(w),
-        },
-    );
-    out
+    collect(|on_event| {
+        materialise_document_each(stack, arena, wiring, already_registered, on_event);
+    })
 }
 
 /// [`materialise_each`] over a borrowed document (see

@@ -35,6 +35,7 @@ use objectstack_bridge::approval::{
 };
 use serde_json::{Value, json};
 
+use crate::table::pad;
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 
 /// Arguments of `objectstack-ai approvals`.
@@ -273,16 +274,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
 /// [`objectstack_spec::text::terminal_safe`], owned.
 fn terminal_safe(text: &str) -> String {
     objectstack_spec::text::terminal_safe(text).into_owned()
-}
-
-/// `text` left-aligned in `width` characters (a `{:<w$}` width above
-/// u16::MAX panics, and a stored id can be that long).
-fn pad(text: &str, width: usize) -> String {
-    let fill = width.saturating_sub(text.chars().count());
-    let mut out = String::with_capacity(text.len() + fill);
-    out.push_str(text);
-    out.extend(std::iter::repeat_n(' ', fill));
-    out
 }
 
 fn write_stdout(text: &str) -> anyhow::Result<()> {

@@ -33,6 +33,7 @@ use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
 use objectstack_spec::json::{self, Arena};
 use objectstack_spec::text::terminal_safe;
 
+use crate::table::pad;
 use crate::{EXIT_OK, EXIT_UNUSABLE};
 
 /// Arguments of `objectstack-ai tools`.
@@ -367,15 +368,6 @@ fn write_human(
         }
     }
     Ok(())
-}
-
-/// `text` left-aligned in `width` characters.
-fn pad(text: &str, width: usize) -> String {
-    let fill = width.saturating_sub(text.chars().count());
-    let mut out = String::with_capacity(text.len() + fill);
-    out.push_str(text);
-    out.extend(std::iter::repeat_n(' ', fill));
-    out
 }
 
 /// What would make a skipped action register, in a few words.
