@@ -12,7 +12,9 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema};
-use objectstack_bridge::materialise::{Wiring, materialise, materialise_document};
+use objectstack_bridge::materialise::{
+    Event, Wiring, materialise, materialise_document, materialise_document_each,
+};
 use objectstack_bridge::projection::{anthropic, mcp, openai};
 use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::static_skip;
@@ -334,6 +336,16 @@ proptest! {
             let owned = materialise(&stack, wiring.as_ref(), &|_| false);
             let borrowed = materialise_document(document, &arena, wiring.as_ref(), &|_| false);
             prop_assert_eq!(&borrowed, &owned);
+            // What `tools` streams: the borrowed definitions, written as
+            // the owned ones are, key order included.
+            let mut streamed = Vec::new();
+            materialise_document_each(document, &arena, wiring.as_ref(), &|_| false, &mut |e| {
+                if let Event::Registered(r) = e {
+                    streamed.push(serde_json::to_string(&r.definition).unwrap());
+                }
+            });
+            let written: Vec<String> = owned.definitions().map(|d| serde_json::to_string(d).unwrap()).collect();
+            prop_assert_eq!(streamed, written);
         }
     }
 

@@ -1,17 +1,26 @@
 //! The tool definition of one materialised action (behaviour.md, "The tool
 //! definition").
 //!
-//! Objects and their fields are indexed once per walk ([`ObjectIndex`]), so
-//! building a definition costs time proportional to the action alone.
+//! A [`Definition`] borrows every name, label and schema fragment from the
+//! document it was built from and is written out by its `Serialize`
+//! implementation; nothing is copied into `serde_json` values unless an
+//! owned [`AIToolDefinition`] is asked for ([`Definition::to_definition`]).
+//! Objects and their fields are indexed once per walk ([`ObjectIndex`]),
+//! so building a definition costs time proportional to the action alone.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::fmt;
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::is_array_index_key;
-use objectstack_spec::collection::js_entries;
-use objectstack_spec::collection::owned::{Record, records};
-use objectstack_spec::text::is_truthy;
-use serde_json::{Map, Value};
+use objectstack_spec::collection::{self, is_array_index_key, js_order};
+use objectstack_spec::json::{self, Arena, Map, Number, Value};
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+
+/// Hash maps keyed by names from the document: not exposed to a hostile
+/// choice of keys that matters (the walk is linear whatever the keys), so a
+/// fast hasher.
+type Fast = foldhash::fast::RandomState;
 
 /// The separator between a parameter's label and its help text: an em dash
 /// (U+2014) with a space either side.
@@ -34,13 +43,13 @@ const ARRAY_TYPES: &[&str] = &["multiselect", "checkboxes", "tags"];
 /// One object's fields, by name.
 #[derive(Debug, Default)]
 pub(super) struct ObjectInfo<'v> {
-    fields: HashMap<&'v str, &'v Map<String, Value>>,
+    fields: HashMap<&'v str, &'v Map<'v>, Fast>,
 }
 
 /// Every object of the stack by name, with its fields by name.
 #[derive(Debug, Default)]
 pub(super) struct ObjectIndex<'v> {
-    by_name: HashMap<&'v str, usize>,
+    by_name: HashMap<&'v str, usize, Fast>,
     objects: Vec<ObjectInfo<'v>>,
 }
 
@@ -48,9 +57,9 @@ impl<'v> ObjectIndex<'v> {
     /// Indexes the objects (read leniently). The LAST object of a name wins,
     /// as in upstream's `new Map(objects.map(o => [o.name, o]))`; a
     /// duplicate name is an invalid stack anyway.
-    pub(super) fn build(objects: &'v [Record<'_>]) -> Self {
+    pub(super) fn build(objects: &[collection::Record<'v>]) -> Self {
         let mut index = ObjectIndex {
-            by_name: HashMap::with_capacity(objects.len()),
+            by_name: HashMap::with_capacity_and_hasher(objects.len(), Fast::default()),
             objects: Vec::with_capacity(objects.len()),
         };
         for (i, object) in objects.iter().enumerate() {
@@ -86,14 +95,14 @@ impl<'v> ObjectIndex<'v> {
 /// looked up by each entry's string `name`, the first of a name winning.
 /// Entries that are not objects carry nothing a parameter could read, so
 /// they are left out.
-fn index_fields(fields: Option<&Value>) -> HashMap<&str, &Map<String, Value>> {
-    let mut index = HashMap::new();
+fn index_fields<'v>(fields: Option<&'v Value<'v>>) -> HashMap<&'v str, &'v Map<'v>, Fast> {
+    let mut index = HashMap::default();
     match fields {
         Some(Value::Object(entries)) => {
             index.reserve(entries.len());
-            for (key, entry) in entries {
+            for (key, entry) in entries.iter() {
                 if let Value::Object(field) = entry {
-                    index.insert(key.as_str(), field);
+                    index.insert(key, *field);
                 }
             }
         }
@@ -112,41 +121,129 @@ fn index_fields(fields: Option<&Value>) -> HashMap<&str, &Map<String, Value>> {
 
 /// The object an action acts on.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Owner<'o> {
+pub(super) struct Owner<'o, 'v> {
     /// Its name (the action's `objectName`, else the owning object's).
-    pub(super) name: Option<&'o str>,
+    pub(super) name: Option<&'v str>,
     /// The fields field-backed params read: the object whose `actions`
     /// hold the action (upstream's owning object), whatever `objectName`
     /// says; `None` for a stack-level action no object takes in.
-    pub(super) object: Option<&'o ObjectInfo<'o>>,
+    pub(super) object: Option<&'o ObjectInfo<'v>>,
+}
+
+/// The tool definition of a materialised action, borrowed from the
+/// document it was built from.
+///
+/// It serialises to exactly the JSON of the owned [`AIToolDefinition`]
+/// that [`Definition::to_definition`] returns (upstream's contract), but
+/// writing it copies nothing: this is what `objectstack-ai tools` streams.
+#[derive(Debug, Clone)]
+pub struct Definition<'a> {
+    name: String,
+    description: Description<'a>,
+    parameters: Parameters<'a>,
+    category: Option<&'a str>,
+    output_schema: Option<&'a Map<'a>>,
+    object_name: Option<&'a str>,
+    requires_confirmation: bool,
+}
+
+impl<'a> Definition<'a> {
+    /// The tool name (`action_<name>`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The object the action belongs to.
+    pub fn object_name(&self) -> Option<&'a str> {
+        self.object_name
+    }
+
+    /// The tool category (`ai.category`), when the action sets one.
+    pub fn category(&self) -> Option<&'a str> {
+        self.category
+    }
+
+    /// Whether a call must wait for a human's approval.
+    pub fn requires_confirmation(&self) -> bool {
+        self.requires_confirmation
+    }
+
+    /// An owned copy, detached from the document.
+    pub fn to_definition(&self) -> AIToolDefinition {
+        AIToolDefinition {
+            name: self.name.clone(),
+            // Upstream's bridge does not fill `label`; projections that need
+            // a title read the action's label from the registration instead.
+            label: None,
+            description: self.description.to_string(),
+            parameters: match serde_json::to_value(&self.parameters) {
+                Ok(serde_json::Value::Object(map)) => map,
+                // Unreachable: the parameters serialise to an object, and
+                // nothing in them can fail to serialise.
+                _ => serde_json::Map::new(),
+            },
+            category: self.category.map(str::to_owned),
+            output_schema: self.output_schema.map(js_ordered_map),
+            object_name: self.object_name.map(str::to_owned),
+            requires_confirmation: Some(self.requires_confirmation),
+        }
+    }
+}
+
+impl Serialize for Definition<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // The keys and their order are `AIToolDefinition`'s (camelCase,
+        // absent options left out; `label` is never set).
+        let len = 4
+            + usize::from(self.category.is_some())
+            + usize::from(self.output_schema.is_some())
+            + usize::from(self.object_name.is_some());
+        let mut map = serializer.serialize_map(Some(len))?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("description", &Display(&self.description))?;
+        map.serialize_entry("parameters", &self.parameters)?;
+        if let Some(category) = self.category {
+            map.serialize_entry("category", category)?;
+        }
+        if let Some(schema) = self.output_schema {
+            map.serialize_entry("outputSchema", &JsOrderedMap(schema))?;
+        }
+        if let Some(object) = self.object_name {
+            map.serialize_entry("objectName", object)?;
+        }
+        map.serialize_entry("requiresConfirmation", &self.requires_confirmation)?;
+        map.end()
+    }
 }
 
 /// Builds the tool definition of an action that materialises;
 /// `requires_confirmation` is the confirmation rule's answer for it.
-pub(super) fn build(
+/// Map-shaped `params` build their records in `arena`.
+pub(super) fn build<'a>(
     tool_name: String,
-    action: &Map<String, Value>,
-    owner: &Owner<'_>,
-    index: &ObjectIndex<'_>,
+    action: &'a Map<'a>,
+    owner: &Owner<'_, 'a>,
+    index: &ObjectIndex<'a>,
+    arena: &'a Arena,
     requires_confirmation: bool,
     row_context: bool,
-) -> AIToolDefinition {
+) -> Definition<'a> {
     let ai = ai_block(action);
     let ai_str = |key: &str| ai.and_then(|ai| ai.get(key)).and_then(Value::as_str);
     let output_schema = ai
         .and_then(|ai| ai.get("outputSchema"))
         .and_then(Value::as_object);
-    AIToolDefinition {
+    Definition {
         name: tool_name,
-        // Upstream's bridge does not fill `label`; projections that need a
-        // title read the action's label from the registration instead.
-        label: None,
-        description: description(ai_str("description").unwrap_or_default(), output_schema),
-        parameters: parameters(action, owner, index, row_context),
-        category: ai_str("category").map(str::to_owned),
-        output_schema: output_schema.map(js_ordered_map),
-        object_name: owner.name.map(str::to_owned),
-        requires_confirmation: Some(requires_confirmation),
+        description: Description {
+            base: ai_str("description").unwrap_or_default(),
+            returns: output_schema.and_then(|s| s.get("properties")),
+        },
+        parameters: parameters(action, owner, index, arena, row_context),
+        category: ai_str("category"),
+        output_schema,
+        object_name: owner.name,
+        requires_confirmation,
     }
 }
 
@@ -155,39 +252,342 @@ pub(super) fn build(
 /// non-empty `properties` object in the order JavaScript lists them
 /// (integer-like keys first), or, as `Object.keys` reads an array, the
 /// indices of a non-empty `properties` array.
-fn description(base: &str, output_schema: Option<&Map<String, Value>>) -> String {
-    let keys: Vec<std::borrow::Cow<'_, str>> = match output_schema.and_then(|s| s.get("properties"))
-    {
-        Some(Value::Object(properties)) => js_entries(properties)
-            .into_iter()
-            .map(|(key, _)| key.as_str().into())
-            .collect(),
-        Some(Value::Array(items)) => (0..items.len()).map(|i| i.to_string().into()).collect(),
-        _ => Vec::new(),
-    };
-    if keys.is_empty() {
-        return base.to_owned();
-    }
-    let mut text = String::with_capacity(base.len() + 32 + keys.len() * 12);
-    text.push_str(base);
-    text.push_str("\n\nReturns an object with: ");
-    for (i, key) in keys.iter().enumerate() {
-        if i > 0 {
-            text.push_str(", ");
-        }
-        text.push_str(key);
-    }
-    text.push('.');
-    text
+#[derive(Debug, Clone, Copy)]
+struct Description<'a> {
+    base: &'a str,
+    /// The output schema's `properties`.
+    returns: Option<&'a Value<'a>>,
 }
 
-/// The `parameters` JSON Schema of an action.
-fn parameters(
-    action: &Map<String, Value>,
-    owner: &Owner<'_>,
-    index: &ObjectIndex<'_>,
+impl fmt::Display for Description<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.base)?;
+        match self.returns {
+            Some(Value::Object(properties)) if !properties.is_empty() => {
+                f.write_str("\n\nReturns an object with: ")?;
+                for (i, (key, _)) in js_entries(properties).into_iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(key)?;
+                }
+                f.write_str(".")
+            }
+            Some(Value::Array(items)) if !items.is_empty() => {
+                f.write_str("\n\nReturns an object with: ")?;
+                for i in 0..items.len() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{i}")?;
+                }
+                f.write_str(".")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Serialises a `Display` value as a JSON string, without building it.
+struct Display<'d, T>(&'d T);
+
+impl<T: fmt::Display> Serialize for Display<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self.0)
+    }
+}
+
+/// The `parameters` JSON Schema of an action: `{type: object, properties,
+/// required (when any), additionalProperties: false}`.
+#[derive(Debug, Clone)]
+struct Parameters<'a> {
+    properties: Vec<(&'a str, Property<'a>)>,
+    required: Vec<&'a str>,
+}
+
+impl Serialize for Parameters<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Properties<'p, 'a>(&'p [(&'a str, Property<'a>)]);
+        impl Serialize for Properties<'_, '_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+            }
+        }
+        let len = 3 + usize::from(!self.required.is_empty());
+        let mut map = serializer.serialize_map(Some(len))?;
+        map.serialize_entry("type", "object")?;
+        map.serialize_entry("properties", &Properties(&self.properties))?;
+        if !self.required.is_empty() {
+            map.serialize_entry("required", &self.required)?;
+        }
+        map.serialize_entry("additionalProperties", &false)?;
+        map.end()
+    }
+}
+
+/// The keywords a property schema can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keyword {
+    Type,
+    Description,
+    Enum,
+    Items,
+    Default,
+    Examples,
+}
+
+/// One property's schema. Its keywords are written in the order they were
+/// first set, as a JavaScript object keeps its keys: a hint that replaces
+/// a keyword keeps its place, one that adds a keyword puts it last.
+#[derive(Debug, Clone)]
+struct Property<'a> {
+    order: [Keyword; 6],
+    len: u8,
+    kind: &'static str,
+    description: Option<Text<'a>>,
+    enumeration: Option<Enumeration<'a>>,
+    /// `items` (always `{type: string}`), with its `enum` when it has one.
+    items: Option<Option<Enumeration<'a>>>,
+    default: Option<&'a Value<'a>>,
+    examples: Option<&'a [Value<'a>]>,
+}
+
+impl<'a> Property<'a> {
+    /// `{type: kind}`.
+    fn of_type(kind: &'static str) -> Self {
+        Property {
+            order: [Keyword::Type; 6],
+            len: 1,
+            kind,
+            description: None,
+            enumeration: None,
+            items: None,
+            default: None,
+            examples: None,
+        }
+    }
+
+    /// Records that `keyword` is set, keeping the place of one set before.
+    fn set(&mut self, keyword: Keyword) {
+        let len = usize::from(self.len);
+        let order = self.order.get(..len).unwrap_or_default();
+        if !order.contains(&keyword)
+            && let Some(slot) = self.order.get_mut(len)
+        {
+            *slot = keyword;
+            self.len += 1;
+        }
+    }
+
+    fn set_description(&mut self, text: Text<'a>) {
+        self.set(Keyword::Description);
+        self.description = Some(text);
+    }
+
+    fn set_enum(&mut self, values: Enumeration<'a>) {
+        self.set(Keyword::Enum);
+        self.enumeration = Some(values);
+    }
+
+    /// Sets `items` (`{type: string}`), with `values` as its `enum` when
+    /// given; an `items` already there keeps its `enum` when not.
+    fn set_items(&mut self, values: Option<Enumeration<'a>>) {
+        self.set(Keyword::Items);
+        match (&mut self.items, values) {
+            (Some(items), Some(values)) => *items = Some(values),
+            (Some(_), None) => {}
+            (items @ None, values) => *items = Some(values),
+        }
+    }
+
+    fn set_default(&mut self, value: &'a Value<'a>) {
+        self.set(Keyword::Default);
+        self.default = Some(value);
+    }
+
+    fn set_examples(&mut self, values: &'a [Value<'a>]) {
+        self.set(Keyword::Examples);
+        self.examples = Some(values);
+    }
+}
+
+impl Serialize for Property<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let keywords = self.order.get(..usize::from(self.len)).unwrap_or_default();
+        let mut map = serializer.serialize_map(Some(keywords.len()))?;
+        for keyword in keywords {
+            match keyword {
+                Keyword::Type => map.serialize_entry("type", self.kind)?,
+                Keyword::Description => {
+                    if let Some(text) = &self.description {
+                        map.serialize_entry("description", &Display(text))?;
+                    }
+                }
+                Keyword::Enum => {
+                    if let Some(values) = &self.enumeration {
+                        map.serialize_entry("enum", values)?;
+                    }
+                }
+                Keyword::Items => {
+                    if let Some(values) = &self.items {
+                        map.serialize_entry("items", &Items(values.as_ref()))?;
+                    }
+                }
+                Keyword::Default => {
+                    if let Some(value) = self.default {
+                        map.serialize_entry("default", &JsOrdered(value))?;
+                    }
+                }
+                Keyword::Examples => {
+                    if let Some(values) = self.examples {
+                        map.serialize_entry("examples", &JsOrderedSeq(values))?;
+                    }
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+/// `{type: string}`, with an `enum` when there is one.
+struct Items<'e, 'a>(Option<&'e Enumeration<'a>>);
+
+impl Serialize for Items<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1 + usize::from(self.0.is_some())))?;
+        map.serialize_entry("type", "string")?;
+        if let Some(values) = self.0 {
+            map.serialize_entry("enum", values)?;
+        }
+        map.end()
+    }
+}
+
+/// A property's description.
+#[derive(Debug, Clone, Copy)]
+enum Text<'a> {
+    /// Written as it is.
+    Plain(&'a str),
+    /// A label and its help text, joined by [`LABEL_HELP_SEPARATOR`].
+    Joined(&'a str, &'a str),
+    /// The injected `recordId`'s description, naming the object.
+    RecordId(&'a str),
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Text::Plain(text) => f.write_str(text),
+            Text::Joined(label, help) => {
+                f.write_str(label)?;
+                f.write_str(LABEL_HELP_SEPARATOR)?;
+                f.write_str(help)
+            }
+            Text::RecordId(object) => write!(f, "The {object} record id to act on."),
+        }
+    }
+}
+
+/// An `enum` list.
+#[derive(Debug, Clone, Copy)]
+enum Enumeration<'a> {
+    /// The string values of an `options` list: string entries, or the
+    /// string `value` of `{value, label}` entries; anything else is
+    /// dropped.
+    Options(&'a [Value<'a>]),
+    /// A hint's list, copied as it is (objects in JavaScript's key order).
+    Values(&'a [Value<'a>]),
+}
+
+impl Serialize for Enumeration<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Enumeration::Options(options) => {
+                serializer.collect_seq(options.iter().filter_map(option_value))
+            }
+            Enumeration::Values(values) => JsOrderedSeq(values).serialize(serializer),
+        }
+    }
+}
+
+/// The string an `options` entry contributes, if any.
+fn option_value<'a>(option: &Value<'a>) -> Option<&'a str> {
+    match option {
+        Value::String(s) => Some(s),
+        Value::Object(o) => o.get("value").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// The properties of a schema under construction: in insertion order, a
+/// name set again keeping its place. Short lists (the usual case) are
+/// searched; long ones get an index, so a pathological action stays linear.
+#[derive(Debug, Default)]
+struct Properties<'a> {
+    entries: Vec<(&'a str, Property<'a>)>,
+    index: HashMap<&'a str, usize, Fast>,
+}
+
+impl<'a> Properties<'a> {
+    /// Entries kept in the list alone, before an index is built.
+    const SEARCHED: usize = 16;
+
+    fn with_capacity(capacity: usize) -> Self {
+        Properties {
+            entries: Vec::with_capacity(capacity),
+            index: HashMap::default(),
+        }
+    }
+
+    fn position(&mut self, key: &str) -> Option<usize> {
+        if self.entries.len() <= Self::SEARCHED {
+            return self.entries.iter().position(|(k, _)| *k == key);
+        }
+        if self.index.is_empty() {
+            self.index = (self.entries.iter().enumerate())
+                .map(|(i, (k, _))| (*k, i))
+                .collect();
+        }
+        self.index.get(key).copied()
+    }
+
+    fn push(&mut self, key: &'a str, property: Property<'a>) -> usize {
+        let at = self.entries.len();
+        self.entries.push((key, property));
+        if !self.index.is_empty() {
+            self.index.insert(key, at);
+        }
+        at
+    }
+
+    /// Sets `key` to `property`, in place when it is there already.
+    fn insert(&mut self, key: &'a str, property: Property<'a>) {
+        match self.position(key).and_then(|i| self.entries.get_mut(i)) {
+            Some((_, slot)) => *slot = property,
+            None => {
+                self.push(key, property);
+            }
+        }
+    }
+
+    /// The property under `key`, created as `{type: string}` when absent.
+    fn entry(&mut self, key: &'a str) -> Option<&mut Property<'a>> {
+        let at = match self.position(key) {
+            Some(at) => at,
+            None => self.push(key, Property::of_type("string")),
+        };
+        self.entries.get_mut(at).map(|(_, p)| p)
+    }
+}
+
+/// The `parameters` of an action.
+fn parameters<'a>(
+    action: &'a Map<'a>,
+    owner: &Owner<'_, 'a>,
+    index: &ObjectIndex<'a>,
+    arena: &'a Arena,
     row_context: bool,
-) -> Map<String, Value> {
+) -> Parameters<'a> {
     let hints = ai_block(action)
         .and_then(|ai| ai.get("paramHints"))
         .and_then(Value::as_object);
@@ -195,9 +595,9 @@ fn parameters(
         + action
             .get("params")
             .and_then(Value::as_array)
-            .map_or(0, Vec::len)
+            .map_or(0, <[_]>::len)
         + hints.map_or(0, Map::len);
-    let mut properties = Map::with_capacity(capacity);
+    let mut properties = Properties::with_capacity(capacity);
     let mut required = Required::default();
 
     // `row_context`: the action has an owner and a row-context location
@@ -205,24 +605,20 @@ fn parameters(
     if let Some(object_name) = owner.name
         && row_context
     {
-        let mut record_id = Map::with_capacity(2);
-        record_id.insert("type".into(), "string".into());
-        record_id.insert(
-            "description".into(),
-            format!("The {object_name} record id to act on.").into(),
-        );
-        properties.insert("recordId".into(), Value::Object(record_id));
-        if is_truthy(action.get("recordIdParam")) || is_truthy(action.get("recordIdField")) {
+        let mut record_id = Property::of_type("string");
+        record_id.set_description(Text::RecordId(object_name));
+        properties.insert("recordId", record_id);
+        if json::truthy(action.get("recordIdParam")) || json::truthy(action.get("recordIdField")) {
             required.add("recordId");
         }
     }
 
-    let mut add_param = |param: &Map<String, Value>| {
+    let mut add_param = |param: &'a Map<'a>| {
         if let Some((name, schema, is_required)) = param_schema(param, owner, index) {
             if is_required {
                 required.add(name);
             }
-            properties.insert(name.to_owned(), Value::Object(schema));
+            properties.insert(name, schema);
         }
     };
     match action.get("params") {
@@ -231,65 +627,53 @@ fn parameters(
             .iter()
             .filter_map(Value::as_object)
             .for_each(&mut add_param),
-        other => records(other).iter().for_each(|p| add_param(&p.fields)),
+        other => collection::records(other, arena)
+            .iter()
+            .for_each(|p| add_param(p.fields)),
     }
 
     for (key, hint) in hints.map(js_entries).into_iter().flatten() {
         let Value::Object(hint) = hint else { continue };
-        apply_hint(&mut properties, key, hint);
+        if let Some(property) = properties.entry(key) {
+            apply_hint(property, hint);
+        }
     }
 
-    let properties = if properties.keys().any(|k| is_array_index_key(k).is_some()) {
-        // JavaScript lists integer-like keys first, whatever the order of
-        // insertion: upstream's `properties` object serialises that way.
-        js_entries(&properties)
-            .into_iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
-    } else {
-        properties
-    };
-    let mut schema = Map::with_capacity(4);
-    schema.insert("type".into(), "object".into());
-    schema.insert("properties".into(), Value::Object(properties));
-    if !required.names.is_empty() {
-        let names = required.names.into_iter();
-        schema.insert(
-            "required".into(),
-            Value::Array(names.map(Value::String).collect()),
-        );
+    // JavaScript lists integer-like keys first, whatever the order of
+    // insertion: upstream's `properties` object serialises that way.
+    Parameters {
+        properties: js_order(properties.entries),
+        required: required.names,
     }
-    schema.insert("additionalProperties".into(), Value::Bool(false));
-    schema
 }
 
 /// The `required` list: each name once, in first-seen order. Short lists
 /// (the usual case) are searched; long ones get a set, so a pathological
 /// action stays linear.
 #[derive(Debug, Default)]
-struct Required {
-    names: Vec<String>,
-    seen: HashSet<String>,
+struct Required<'a> {
+    names: Vec<&'a str>,
+    seen: std::collections::HashSet<&'a str, Fast>,
 }
 
-impl Required {
+impl<'a> Required<'a> {
     /// Names kept in the list alone, before a set is built.
     const SEARCHED: usize = 16;
 
-    fn add(&mut self, name: &str) {
+    fn add(&mut self, name: &'a str) {
         if self.names.len() < Self::SEARCHED {
-            if self.names.iter().any(|n| n == name) {
+            if self.names.contains(&name) {
                 return;
             }
         } else {
             if self.seen.is_empty() {
-                self.seen.extend(self.names.iter().cloned());
+                self.seen.extend(self.names.iter().copied());
             }
-            if !self.seen.insert(name.to_owned()) {
+            if !self.seen.insert(name) {
                 return;
             }
         }
-        self.names.push(name.to_owned());
+        self.names.push(name);
     }
 }
 
@@ -300,19 +684,19 @@ impl Required {
 /// and not `null` wins even when its value is unusable (an empty string, a
 /// value of the wrong type): the field is consulted only when the param
 /// says nothing.
-fn param_schema<'p>(
-    param: &'p Map<String, Value>,
-    owner: &Owner<'_>,
-    index: &ObjectIndex<'_>,
-) -> Option<(&'p str, Map<String, Value>, bool)> {
+fn param_schema<'a>(
+    param: &'a Map<'a>,
+    owner: &Owner<'_, 'a>,
+    index: &ObjectIndex<'a>,
+) -> Option<(&'a str, Property<'a>, bool)> {
     let p = Keys::of(param);
-    let str_of = |v: Option<&'p Value>| v.and_then(Value::as_str);
+    let str_of = |v: Option<&'a Value<'a>>| v.and_then(Value::as_str);
     let field_name = str_of(p.field).filter(|s| !s.is_empty());
     // `param.name ?? param.field`, and no name at all drops the param: an
     // empty `name` is a name (an unusable one), so it does not fall back
     // to `field`. A name that is not a string is treated as absent.
     let name = match p.name {
-        Some(Value::String(name)) => Some(name.as_str()),
+        Some(Value::String(name)) => Some(*name),
         _ => field_name,
     }
     .filter(|s| !s.is_empty())?;
@@ -326,29 +710,25 @@ fn param_schema<'p>(
 
     let source_type = match given(p.kind) {
         Some(kind) => kind.as_str(),
-        None => f.kind.and_then(Value::as_str),
+        None => str_of(f.kind),
     };
     let json_type = json_type(source_type);
-    let mut schema = Map::with_capacity(4);
-    schema.insert("type".into(), json_type.into());
+    let mut schema = Property::of_type(json_type);
 
     // A param label that is not a string (an i18n map) defers to the
     // field's label; help text follows `??`.
     let label = str_of(p.label)
-        .or_else(|| f.label.and_then(Value::as_str))
+        .or_else(|| str_of(f.label))
         .filter(|s| !s.is_empty());
     let help = match given(p.help_text) {
         Some(help) => help.as_str(),
-        None => f.description.and_then(Value::as_str),
+        None => str_of(f.description),
     }
     .filter(|s| !s.is_empty());
-    let description = match (label, help) {
-        (Some(label), Some(help)) => Some(format!("{label}{LABEL_HELP_SEPARATOR}{help}")),
-        (Some(one), None) | (None, Some(one)) => Some(one.to_owned()),
-        (None, None) => None,
-    };
-    if let Some(description) = description {
-        schema.insert("description".into(), description.into());
+    match (label, help) {
+        (Some(label), Some(help)) => schema.set_description(Text::Joined(label, help)),
+        (Some(one), None) | (None, Some(one)) => schema.set_description(Text::Plain(one)),
+        (None, None) => {}
     }
 
     // `param.options ?? field.options`. A non-empty list enumerates its
@@ -358,63 +738,54 @@ fn param_schema<'p>(
     // `items: {type: string}`.
     match given(p.options).or_else(|| given(f.options)) {
         Some(Value::Array(options)) if !options.is_empty() => {
-            let values = option_values(options);
-            if !values.is_empty() {
-                if json_type == "array" {
-                    let mut items = Map::with_capacity(2);
-                    items.insert("type".into(), "string".into());
-                    items.insert("enum".into(), Value::Array(values));
-                    schema.insert("items".into(), Value::Object(items));
-                } else {
-                    schema.insert("enum".into(), Value::Array(values));
-                }
+            let values = Enumeration::Options(options);
+            match (options.iter().any(|o| option_value(o).is_some()), json_type) {
+                (false, _) => {}
+                (true, "array") => schema.set_items(Some(values)),
+                (true, _) => schema.set_enum(values),
             }
         }
-        _ if json_type == "array" => {
-            let mut items = Map::with_capacity(1);
-            items.insert("type".into(), "string".into());
-            schema.insert("items".into(), Value::Object(items));
-        }
+        _ if json_type == "array" => schema.set_items(None),
         _ => {}
     }
 
     if let Some(default) = p.default_value {
-        schema.insert("default".into(), js_ordered(default));
+        schema.set_default(default);
     }
 
     // `Boolean(param.required ?? field.required ?? false)`: JavaScript
     // truthiness of the first value that is present and not `null`.
-    let required = is_truthy(given(p.required).or_else(|| given(f.required)));
+    let required = json::truthy(given(p.required).or_else(|| given(f.required)));
     Some((name, schema, required))
 }
 
 /// A value that is present and not `null` (what `??` keeps).
-fn given(value: Option<&Value>) -> Option<&Value> {
+fn given<'v, 'a>(value: Option<&'v Value<'a>>) -> Option<&'v Value<'a>> {
     value.filter(|v| !v.is_null())
 }
 
 /// The keys a parameter (or the field behind it) is read for, found in one
-/// pass over its entries: cheaper than a hashed lookup per key on the small
-/// maps params and fields are.
+/// pass over its entries: cheaper than a lookup per key on the small maps
+/// params and fields are.
 #[derive(Debug, Default, Clone, Copy)]
-struct Keys<'p> {
-    name: Option<&'p Value>,
-    field: Option<&'p Value>,
-    object_override: Option<&'p Value>,
-    kind: Option<&'p Value>,
-    label: Option<&'p Value>,
-    help_text: Option<&'p Value>,
-    description: Option<&'p Value>,
-    options: Option<&'p Value>,
-    default_value: Option<&'p Value>,
-    required: Option<&'p Value>,
+struct Keys<'a> {
+    name: Option<&'a Value<'a>>,
+    field: Option<&'a Value<'a>>,
+    object_override: Option<&'a Value<'a>>,
+    kind: Option<&'a Value<'a>>,
+    label: Option<&'a Value<'a>>,
+    help_text: Option<&'a Value<'a>>,
+    description: Option<&'a Value<'a>>,
+    options: Option<&'a Value<'a>>,
+    default_value: Option<&'a Value<'a>>,
+    required: Option<&'a Value<'a>>,
 }
 
-impl<'p> Keys<'p> {
-    fn of(map: &'p Map<String, Value>) -> Self {
+impl<'a> Keys<'a> {
+    fn of(map: &'a Map<'a>) -> Self {
         let mut keys = Keys::default();
-        for (key, value) in map {
-            let slot = match key.as_str() {
+        for (key, value) in map.iter() {
+            let slot = match key {
                 "name" => &mut keys.name,
                 "field" => &mut keys.field,
                 "objectOverride" => &mut keys.object_override,
@@ -443,76 +814,96 @@ pub(crate) fn json_type(field_type: Option<&str>) -> &'static str {
     }
 }
 
-/// The string values of an `options` list: string entries, or the string
-/// `value` of `{value, label}` entries; anything else is dropped.
-fn option_values(options: &[Value]) -> Vec<Value> {
-    options
-        .iter()
-        .filter_map(|o| match o {
-            Value::String(s) => Some(Value::String(s.clone())),
-            Value::Object(o) => match o.get("value") {
-                Some(Value::String(s)) => Some(Value::String(s.clone())),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect()
-}
-
-/// A copy of `value` whose objects list their keys in JavaScript's order
-/// (integer-like keys first, ascending), as upstream serialises a value it
-/// copied from the stack. Objects without such keys keep their order.
-pub(crate) fn js_ordered(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(js_ordered_map(map)),
-        Value::Array(items) => Value::Array(items.iter().map(js_ordered).collect()),
-        other => other.clone(),
-    }
-}
-
-/// [`js_ordered`] for a map.
-pub(crate) fn js_ordered_map(map: &Map<String, Value>) -> Map<String, Value> {
-    js_entries(map)
-        .into_iter()
-        .map(|(k, v)| (k.clone(), js_ordered(v)))
-        .collect()
-}
-
-/// Applies one `ai.paramHints` entry: `description`, `enum` (on an array,
-/// to `items`) and `examples` override; a hint for a key with no property
-/// creates `{type: string}`. Values of the wrong JSON type are ignored (the
-/// `validate` command reports them).
-fn apply_hint(properties: &mut Map<String, Value>, key: &str, hint: &Map<String, Value>) {
-    let property = properties.entry(key.to_owned()).or_insert_with(|| {
-        let mut p = Map::with_capacity(1);
-        p.insert("type".into(), "string".into());
-        Value::Object(p)
-    });
-    let Value::Object(property) = property else {
-        return;
-    };
+/// Applies one `ai.paramHints` entry to its property (created as `{type:
+/// string}` when the key had none): `description`, `enum` (on an array,
+/// to `items`) and `examples` override. Values of the wrong JSON type are
+/// ignored (the `validate` command reports them).
+fn apply_hint<'a>(property: &mut Property<'a>, hint: &'a Map<'a>) {
     if let Some(Value::String(description)) = hint.get("description") {
-        property.insert("description".into(), description.clone().into());
+        property.set_description(Text::Plain(description));
     }
-    if let Some(values @ Value::Array(_)) = hint.get("enum") {
-        let values = js_ordered(values);
-        if property.get("type").and_then(Value::as_str) == Some("array") {
-            let items = property
-                .entry("items")
-                .or_insert_with(|| serde_json::json!({"type": "string"}));
-            if let Value::Object(items) = items {
-                items.insert("enum".into(), values);
-            }
+    if let Some(Value::Array(values)) = hint.get("enum") {
+        let values = Enumeration::Values(values);
+        if property.kind == "array" {
+            property.set_items(Some(values));
         } else {
-            property.insert("enum".into(), values);
+            property.set_enum(values);
         }
     }
-    if let Some(examples @ Value::Array(_)) = hint.get("examples") {
-        property.insert("examples".into(), js_ordered(examples));
+    if let Some(Value::Array(examples)) = hint.get("examples") {
+        property.set_examples(examples);
     }
 }
 
 /// The action's `ai` block when it is an object.
-fn ai_block(action: &Map<String, Value>) -> Option<&Map<String, Value>> {
+fn ai_block<'a>(action: &'a Map<'a>) -> Option<&'a Map<'a>> {
     action.get("ai").and_then(Value::as_object)
+}
+
+/// A map's entries in JavaScript's order (see [`js_order`]).
+fn js_entries<'a>(map: &'a Map<'a>) -> Vec<(&'a str, &'a Value<'a>)> {
+    js_order(map.iter().collect())
+}
+
+/// Writes a document value as upstream serialises a value it copied from
+/// the stack: objects list their keys in JavaScript's order (integer-like
+/// keys first, ascending).
+struct JsOrdered<'v, 'a>(&'v Value<'a>);
+
+impl Serialize for JsOrdered<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Null => serializer.serialize_unit(),
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::Number(Number::PosInt(n)) => serializer.serialize_u64(*n),
+            Value::Number(Number::NegInt(n)) => serializer.serialize_i64(*n),
+            Value::Number(Number::Float(n)) => serializer.serialize_f64(*n),
+            Value::String(s) => serializer.serialize_str(s),
+            Value::Array(items) => JsOrderedSeq(items).serialize(serializer),
+            Value::Object(map) => JsOrderedMap(map).serialize(serializer),
+        }
+    }
+}
+
+/// [`JsOrdered`] for an array's items.
+struct JsOrderedSeq<'v, 'a>(&'v [Value<'a>]);
+
+impl Serialize for JsOrderedSeq<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for item in self.0 {
+            seq.serialize_element(&JsOrdered(item))?;
+        }
+        seq.end()
+    }
+}
+
+/// [`JsOrdered`] for an object.
+struct JsOrderedMap<'v, 'a>(&'v Map<'a>);
+
+impl Serialize for JsOrderedMap<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let map = self.0;
+        let mut out = serializer.serialize_map(Some(map.len()))?;
+        if map.keys().any(|k| is_array_index_key(k).is_some()) {
+            for (key, value) in js_entries(map) {
+                out.serialize_entry(key, &JsOrdered(value))?;
+            }
+        } else {
+            for (key, value) in map.iter() {
+                out.serialize_entry(key, &JsOrdered(value))?;
+            }
+        }
+        out.end()
+    }
+}
+
+/// An owned copy of a document object in JavaScript's key order.
+fn js_ordered_map(map: &Map<'_>) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(JsOrderedMap(map)) {
+        Ok(serde_json::Value::Object(map)) => map,
+        // Unreachable: an object serialises to an object, and a document
+        // value (finite numbers, string keys) cannot fail to serialise.
+        _ => serde_json::Map::new(),
+    }
 }

@@ -42,7 +42,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::owned::{Record, records};
+use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::{
     ConfirmationReason, Route, StaticSkip, asserted_safe_despite_destructive, destructive_signal,
     is_row_context, needs_confirmation, route_or_skip, static_skip,
@@ -52,7 +52,11 @@ use serde::Serialize;
 use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
 
+pub use definition::Definition;
 use definition::{ObjectIndex, Owner};
+
+/// Name tables of one walk (see `definition`).
+type Fast = foldhash::fast::RandomState;
 
 /// The services a runtime has wired, which decide whether `flow` and `api`
 /// actions can run and whether actions that need confirmation can be
@@ -270,6 +274,55 @@ impl Registered<'_> {
     }
 }
 
+/// An action that became a tool, borrowed from the document it was read
+/// from, as [`materialise_document_each`] reports it: the same facts as a
+/// [`Registered`], with nothing copied.
+#[derive(Debug, Clone)]
+pub struct Registration<'a> {
+    /// The tool definition; it serialises as an [`AIToolDefinition`].
+    pub definition: Definition<'a>,
+    /// The action's `name`.
+    pub action_name: &'a str,
+    /// The object the action acts on (its `objectName`, else the owning
+    /// object's name).
+    pub object: Option<&'a str>,
+    /// How the action is dispatched.
+    pub route: Route,
+    /// Why calls need a human's confirmation, if they do.
+    pub confirmation: Option<ConfirmationReason>,
+    /// The destructive signal the action carries, whatever
+    /// `ai.requiresConfirmation` says.
+    pub destructive: Option<ConfirmationReason>,
+    /// Whether the definition carries the injected `recordId` parameter.
+    pub row_context: bool,
+    /// Where the action sits in the stack.
+    pub location: Location,
+    /// The action in the document.
+    pub action: &'a json::Map<'a>,
+}
+
+impl Registration<'_> {
+    /// An owned [`Registered`], detached from the document.
+    pub fn to_registered(&self) -> Registered<'static> {
+        self.registered_with(Cow::Owned(self.action.to_serde()))
+    }
+
+    /// A [`Registered`] holding `action` as the action's JSON.
+    fn registered_with<'s>(&self, action: Cow<'s, Map<String, Value>>) -> Registered<'s> {
+        Registered {
+            definition: self.definition.to_definition(),
+            action_name: self.action_name.to_owned(),
+            object: self.object.map(str::to_owned),
+            route: self.route,
+            confirmation: self.confirmation,
+            destructive: self.destructive,
+            row_context: self.row_context,
+            location: self.location,
+            action,
+        }
+    }
+}
+
 /// An action that did not become a tool, and why.
 ///
 /// Serialises as `{"action", "object", "code", "reason"}`.
@@ -374,7 +427,7 @@ pub fn materialise<'a>(
 }
 
 /// The events of one walk, gathered into a [`Materialised`].
-fn collect<'a>(walk: impl FnOnce(&mut dyn FnMut(Event<'a>))) -> Materialised<'a> {
+fn collect<'a>(walk: impl FnOnce(&mut dyn FnMut(Event<Registered<'a>>))) -> Materialised<'a> {
     let mut out = Materialised::default();
     walk(&mut |event| match event {
         Event::Registered(r) => out.registered.push(r),
@@ -384,20 +437,24 @@ fn collect<'a>(walk: impl FnOnce(&mut dyn FnMut(Event<'a>))) -> Materialised<'a>
     out
 }
 
-/// One outcome of the walk, as [`materialise_each`] reports it.
+/// One outcome of the walk, as [`materialise_each`] ([`Registered`]) and
+/// [`materialise_document_each`] ([`Registration`]) report it.
 // Events are moved once, never stored as events: boxing the large variant
 // would cost an allocation per action for nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event<'a> {
+pub enum Event<R> {
     /// An action became a tool.
-    Registered(Registered<'a>),
+    Registered(R),
     /// An action did not become a tool.
     Skipped(Skipped),
     /// A warning about the action reported next (registered, or skipped
     /// as a name collision).
     Warning(Warning),
 }
+
+/// An action's JSON as a [`Registered`] holds it.
+type ActionJson<'a> = Cow<'a, Map<String, Value>>;
 
 /// [`materialise`], reporting each outcome as it is decided instead of
 /// collecting them, so a caller can stream definitions out without holding
@@ -409,53 +466,55 @@ pub fn materialise_each<'a>(
     stack: &'a Map<String, Value>,
     wiring: Option<&Wiring>,
     already_registered: &dyn Fn(&str) -> bool,
-    on_event: &mut dyn FnMut(Event<'a>),
+    on_event: &mut dyn FnMut(Event<Registered<'a>>),
 ) {
-    let objects = records(stack.get("objects"));
-    let stack_actions = records(stack.get("actions"));
-    let actions_of = |_: usize, object: &Record<'a>| -> Vec<Member<'a>> {
-        let own = |actions: Vec<Record<'a>>| -> Vec<Member<'a>> {
-            actions
+    // The walk reads a borrowed view of the stack; registrations hold the
+    // stack's own maps, found by the location the walk reports (the two
+    // lenient readings list records in the same order).
+    let arena = json::Arena::new();
+    let document = json::Map::from_serde(stack, &arena);
+    let mut object_actions: Vec<Vec<Option<ActionJson<'a>>>> = records(stack.get("objects"))
+        .into_iter()
+        .map(|object| match object.fields {
+            Cow::Borrowed(fields) => records(fields.get("actions"))
                 .into_iter()
-                .map(|a| Member {
-                    at: a.index(),
-                    own: true,
-                    action: a.fields,
-                    document: None,
-                })
-                .collect()
-        };
-        match &object.fields {
-            Cow::Borrowed(fields) => {
-                let fields: &'a Map<String, Value> = fields;
-                own(records(fields.get("actions")))
-            }
+                .map(|a| Some(a.fields))
+                .collect(),
             Cow::Owned(fields) => records(fields.get("actions"))
                 .into_iter()
-                .map(|a| Member {
-                    at: a.index(),
-                    own: true,
-                    action: Cow::Owned(a.fields.into_owned()),
-                    document: None,
-                })
+                .map(|a| Some(Cow::Owned(a.fields.into_owned())))
                 .collect(),
-        }
+        })
+        .collect();
+    let mut stack_actions: Vec<Option<ActionJson<'a>>> = records(stack.get("actions"))
+        .into_iter()
+        .map(|a| Some(a.fields))
+        .collect();
+    let mut forward = |event: Event<Registration<'_>>| {
+        let event = match event {
+            Event::Registered(r) => {
+                let Location { object, action, .. } = r.location;
+                let own = match object {
+                    Some(o) => object_actions.get_mut(o).and_then(|a| a.get_mut(action)),
+                    None => stack_actions.get_mut(action),
+                };
+                // Each location is visited once; the fallback is a copy.
+                let json = own
+                    .and_then(Option::take)
+                    .unwrap_or_else(|| Cow::Owned(r.action.to_serde()));
+                Event::Registered(r.registered_with(json))
+            }
+            Event::Skipped(s) => Event::Skipped(s),
+            Event::Warning(w) => Event::Warning(w),
+        };
+        on_event(event);
     };
-    walk_stack(
-        &objects,
-        &stack_actions,
-        &actions_of,
-        wiring,
-        already_registered,
-        on_event,
-    );
+    materialise_document_each(document, &arena, wiring, already_registered, &mut forward);
 }
 
 /// [`materialise`] over a borrowed document ([`objectstack_spec::json`]),
 /// which is much cheaper to read a large stack into than a `serde_json`
-/// value. Each action is copied into a `serde_json` map only while it is
-/// judged (the definitions are built from it, and registrations hold it),
-/// so memory stays close to the document's.
+/// value. The registrations' actions are copied out of the document.
 pub fn materialise_document<'a>(
     stack: &'a json::Map<'a>,
     arena: &'a json::Arena,
@@ -463,89 +522,40 @@ pub fn materialise_document<'a>(
     already_registered: &dyn Fn(&str) -> bool,
 ) -> Materialised<'a> {
     collect(|on_event| {
-        materialise_document_each(stack, arena, wiring, already_registered, on_event);
+        let mut forward = |event: Event<Registration<'a>>| {
+            on_event(match event {
+                Event::Registered(r) => Event::Registered(r.to_registered()),
+                Event::Skipped(s) => Event::Skipped(s),
+                Event::Warning(w) => Event::Warning(w),
+            });
+        };
+        materialise_document_each(stack, arena, wiring, already_registered, &mut forward);
     })
 }
 
 /// [`materialise_each`] over a borrowed document (see
-/// [`materialise_document`]); the same events in the same order.
+/// [`materialise_document`]); the same events in the same order, each
+/// registration borrowed from the document ([`Registration`]), so a large
+/// stack's definitions can be written out without copying anything.
+/// Map-shaped collections build their records in `arena`.
 pub fn materialise_document_each<'a>(
     stack: &'a json::Map<'a>,
     arena: &'a json::Arena,
     wiring: Option<&Wiring>,
     already_registered: &dyn Fn(&str) -> bool,
-    on_event: &mut dyn FnMut(Event<'a>),
+    on_event: &mut dyn FnMut(Event<Registration<'a>>),
 ) {
-    let documents = collection::records(stack.get("objects"), arena);
-    // The index and the walk read an object's name and fields; its actions
-    // are copied one object at a time, below.
-    let objects: Vec<Record<'a>> = documents
-        .iter()
-        .map(|object| {
-            let mut fields = Map::new();
-            for key in ["name", "fields"] {
-                if let Some(value) = object.get(key) {
-                    fields.insert(key.to_owned(), value.to_serde());
-                }
-            }
-            Record {
-                fields: Cow::Owned(fields),
-                origin: object.origin,
-            }
-        })
-        .collect();
-    let stack_actions: Vec<Record<'a>> = collection::records(stack.get("actions"), arena)
-        .iter()
-        .map(|action| Record {
-            fields: Cow::Owned(action.fields.to_serde()),
-            origin: action.origin,
-        })
-        .collect();
-    // `objects` lists the documents' objects in the same order.
-    let actions_of = |i: usize, _: &Record<'a>| -> Vec<Member<'a>> {
-        let Some(document) = documents.get(i) else {
-            return Vec::new();
-        };
-        collection::records(document.get("actions"), arena)
-            .into_iter()
-            .map(|a| Member {
-                at: a.index(),
-                own: true,
-                action: Cow::Owned(a.fields.to_serde()),
-                document: Some(a.fields),
-            })
-            .collect()
-    };
-    walk_stack(
-        &objects,
-        &stack_actions,
-        &actions_of,
-        wiring,
-        already_registered,
-        on_event,
-    );
-}
-
-/// The walk both front ends share: each object's actions (as `actions_of`
-/// reads them) with the stack-level actions bound to it, then the global
-/// stack-level actions.
-fn walk_stack<'a>(
-    objects: &[Record<'a>],
-    stack_actions: &[Record<'a>],
-    actions_of: &dyn Fn(usize, &Record<'a>) -> Vec<Member<'a>>,
-    wiring: Option<&Wiring>,
-    already_registered: &dyn Fn(&str) -> bool,
-    on_event: &mut dyn FnMut(Event<'a>),
-) {
-    let index = ObjectIndex::build(objects);
+    let objects = collection::records(stack.get("objects"), arena);
+    let stack_actions = collection::records(stack.get("actions"), arena);
+    let index = ObjectIndex::build(&objects);
     // As `defineStack` does, a stack-level action bound to an object (its
     // `objectName` names one) joins that object's actions; the others
     // (global actions) are walked after every object.
-    let mut bound: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut bound: HashMap<&'a str, Vec<usize>, Fast> = HashMap::default();
     let mut global = Vec::new();
     for (i, action) in stack_actions.iter().enumerate() {
         match action.str("objectName").filter(|n| index.contains(n)) {
-            Some(name) => bound.entry(name.to_owned()).or_default().push(i),
+            Some(name) => bound.entry(name).or_default().push(i),
             None => global.push(i),
         }
     }
@@ -553,13 +563,21 @@ fn walk_stack<'a>(
         wiring,
         already_registered,
         index: &index,
-        taken: HashMap::new(),
+        arena,
+        taken: HashMap::default(),
         emit: on_event,
         ordinal: 0,
     };
     for (object_index, object) in objects.iter().enumerate() {
         let object_name = object.name();
-        let mut group: Vec<Member<'a>> = actions_of(object_index, object);
+        let mut group: Vec<Member<'a>> = collection::records(object.get("actions"), arena)
+            .into_iter()
+            .map(|a| Member {
+                at: a.index(),
+                own: true,
+                action: a.fields,
+            })
+            .collect();
         if let Some(joining) = object_name.and_then(|n| bound.get(n)) {
             let own = group.len();
             for &i in joining {
@@ -570,16 +588,15 @@ fn walk_stack<'a>(
                 // action twice: in `actions` and in its object's `actions`.
                 // The copy the object already holds is the same action.
                 let name = action.name();
-                let echo = group[..own].iter().any(|m| {
-                    m.action.get("name").and_then(Value::as_str) == name
+                let echo = group.get(..own).unwrap_or_default().iter().any(|m| {
+                    m.action.get("name").and_then(json::Value::as_str) == name
                         && *m.action == *action.fields
                 });
                 if !echo {
                     group.push(Member {
                         at: action.index(),
                         own: false,
-                        action: action.fields.clone(),
-                        document: None,
+                        action: action.fields,
                     });
                 }
             }
@@ -589,7 +606,6 @@ fn walk_stack<'a>(
             let location_object = member.own.then_some(object_index);
             walk.visit(
                 member.action,
-                member.document,
                 location_object,
                 member.at,
                 Some(object_index),
@@ -603,13 +619,12 @@ fn walk_stack<'a>(
         .map(|a| Member {
             at: a.index(),
             own: false,
-            action: a.fields.clone(),
-            document: None,
+            action: a.fields,
         })
         .collect();
     sort_by_order(&mut group);
     for member in group {
-        walk.visit(member.action, member.document, None, member.at, None, None);
+        walk.visit(member.action, None, member.at, None, None);
     }
 }
 
@@ -620,9 +635,7 @@ struct Member<'a> {
     at: usize,
     /// Written in the object's own `actions` (else in the stack's).
     own: bool,
-    action: Cow<'a, Map<String, Value>>,
-    /// The same action in the borrowed document, when it was read from one.
-    document: Option<&'a json::Map<'a>>,
+    action: &'a json::Map<'a>,
 }
 
 /// Stable-sorts a group of actions by their `order` (a missing or
@@ -632,7 +645,12 @@ fn sort_by_order(group: &mut [Member<'_>]) {
     if !group.iter().any(|m| m.action.contains_key("order")) {
         return;
     }
-    let key = |m: &Member<'_>| m.action.get("order").and_then(Value::as_f64).unwrap_or(0.0);
+    let key = |m: &Member<'_>| {
+        m.action
+            .get("order")
+            .and_then(json::Value::as_f64)
+            .unwrap_or(0.0)
+    };
     group.sort_by(|a, b| {
         key(a)
             .partial_cmp(&key(b))
@@ -644,10 +662,12 @@ fn sort_by_order(group: &mut [Member<'_>]) {
 struct Walk<'w, 'a> {
     wiring: Option<&'w Wiring>,
     already_registered: &'w dyn Fn(&str) -> bool,
-    index: &'w ObjectIndex<'w>,
-    /// Tool names registered in this walk, with where they came from.
-    taken: HashMap<String, Location>,
-    emit: &'w mut dyn FnMut(Event<'a>),
+    index: &'w ObjectIndex<'a>,
+    arena: &'a json::Arena,
+    /// The actions registered in this walk, by name (each took the tool
+    /// name `action_<name>`), with where they came from.
+    taken: HashMap<&'a str, Location, Fast>,
+    emit: &'w mut dyn FnMut(Event<Registration<'a>>),
     ordinal: usize,
 }
 
@@ -658,12 +678,11 @@ impl<'a> Walk<'_, 'a> {
     /// action joins), with its name.
     fn visit(
         &mut self,
-        action: Cow<'a, Map<String, Value>>,
-        document: Option<&'a json::Map<'a>>,
+        action: &'a json::Map<'a>,
         object_index: Option<usize>,
         action_index: usize,
         owner: Option<usize>,
-        owner_name: Option<&str>,
+        owner_name: Option<&'a str>,
     ) {
         let location = Location {
             ordinal: self.ordinal,
@@ -671,37 +690,29 @@ impl<'a> Walk<'_, 'a> {
             action: action_index,
         };
         self.ordinal += 1;
-        let name = action.get("name").and_then(Value::as_str);
+        let name = action.get("name").and_then(json::Value::as_str);
         // `action.objectName ?? owner.name`: only a missing (or null)
         // `objectName` is filled; one that is empty or not a string names
         // no object and is not replaced.
         let object = match action.get("objectName") {
-            None | Some(Value::Null) => owner_name.map(str::to_owned),
-            Some(Value::String(name)) if !name.is_empty() => Some(name.clone()),
+            None | Some(json::Value::Null) => owner_name,
+            Some(json::Value::String(name)) if !name.is_empty() => Some(*name),
             Some(_) => None,
         };
         let skip = |code: SkipCode, reason: String| Skipped {
             action: name.map_or_else(|| format!("#{action_index}"), str::to_owned),
-            object: object.clone(),
+            object: object.map(str::to_owned),
             code,
             reason,
             location,
         };
 
-        // The predicates read the borrowed document: borrow this action once.
-        // The predicates read the borrowed document: the action's own, or
-        // this one borrowed from the serde map.
-        let arena = json::Arena::new();
-        let dom: &json::Map<'_> = match document {
-            Some(document) => document,
-            None => json::Map::from_serde(&action, &arena),
-        };
-        if let Some(reason) = static_skip(dom) {
+        if let Some(reason) = static_skip(action) {
             let skipped = skip(SkipCode::of_static(&reason), reason.reason());
             (self.emit)(Event::Skipped(skipped));
             return;
         }
-        let route = match route_or_skip(dom) {
+        let route = match route_or_skip(action) {
             Ok(route) => route,
             // Unreachable while `static_skip` agrees with `route_or_skip`;
             // reported rather than assumed.
@@ -711,7 +722,7 @@ impl<'a> Walk<'_, 'a> {
                 return;
             }
         };
-        let confirmation = needs_confirmation(dom);
+        let confirmation = needs_confirmation(action);
         if let Some(wiring) = self.wiring
             && let Some((code, reason)) = wiring_skip(wiring, route, confirmation)
         {
@@ -726,14 +737,14 @@ impl<'a> Walk<'_, 'a> {
             return;
         };
         let tool_name = objectstack_registry::action_tool_name(name);
-        let destructive = destructive_signal(dom);
+        let destructive = destructive_signal(action);
         // As upstream, the warning is raised before the name is checked, so
         // an action that then collides is still warned about.
-        if asserted_safe_despite_destructive(dom) {
+        if asserted_safe_despite_destructive(action) {
             let signal = destructive.map_or("a destructive signal", |d| d.as_source());
             (self.emit)(Event::Warning(Warning {
                 action: name.to_owned(),
-                object: object.clone(),
+                object: object.map(str::to_owned),
                 code: WarningCode::DestructiveUnattended,
                 warning: format!(
                     "`{tool_name}` looks destructive (`{signal}`) but sets \
@@ -744,28 +755,29 @@ impl<'a> Walk<'_, 'a> {
                 location,
             }));
         }
-        if let Some(reason) = self.collision(&tool_name) {
+        if let Some(reason) = self.collision(name, &tool_name) {
             (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
             return;
         }
 
         let owner = Owner {
-            name: object.as_deref(),
+            name: object,
             object: owner.and_then(|i| self.index.at(i)),
         };
-        let row_context = object.is_some() && is_row_context(dom);
+        let row_context = object.is_some() && is_row_context(action);
         let definition = definition::build(
-            tool_name.clone(),
-            &action,
+            tool_name,
+            action,
             &owner,
             self.index,
+            self.arena,
             confirmation.is_some(),
             row_context,
         );
-        self.taken.insert(tool_name, location);
-        (self.emit)(Event::Registered(Registered {
+        self.taken.insert(name, location);
+        (self.emit)(Event::Registered(Registration {
             definition,
-            action_name: name.to_owned(),
+            action_name: name,
             object,
             route,
             confirmation,
@@ -776,15 +788,16 @@ impl<'a> Walk<'_, 'a> {
         }));
     }
 
-    /// Why `tool_name` cannot be registered, if it cannot.
-    fn collision(&self, tool_name: &str) -> Option<String> {
+    /// Why the action `name` cannot be registered as `tool_name`, if it
+    /// cannot.
+    fn collision(&self, name: &str, tool_name: &str) -> Option<String> {
         if let Some(package) = objectstack_registry::owner(tool_name) {
             return Some(format!(
                 "`{tool_name}` is a platform tool registered by `{package}`, and platform tools \
                  win: rename the action"
             ));
         }
-        if let Some(first) = self.taken.get(tool_name) {
+        if let Some(first) = self.taken.get(name) {
             return Some(format!(
                 "`{tool_name}` is already registered by the action at {first}: action names must \
                  be unique across the stack, so rename one of them"

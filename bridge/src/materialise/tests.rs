@@ -235,21 +235,23 @@ fn platform_tools_always_win() {
     // No curated name starts with `action_` today, so exercise the check
     // itself: a platform name is taken whatever the host says.
     let index = ObjectIndex::default();
-    let mut sink = |_: Event<'_>| {};
+    let arena = objectstack_spec::json::Arena::new();
+    let mut sink = |_: Event<Registration<'_>>| {};
     let walk = Walk {
         wiring: None,
         already_registered: &|_| false,
         index: &index,
-        taken: HashMap::new(),
+        arena: &arena,
+        taken: HashMap::default(),
         emit: &mut sink,
         ordinal: 0,
     };
-    let reason = walk.collision("query_data").unwrap();
+    let reason = walk.collision("x", "query_data").unwrap();
     assert!(
         reason.contains("platform tool registered by `service-ai`"),
         "{reason}"
     );
-    assert_eq!(walk.collision("action_query_data"), None);
+    assert_eq!(walk.collision("query_data", "action_query_data"), None);
 }
 
 #[test]
@@ -1158,4 +1160,76 @@ fn required_stays_unique_in_long_lists() {
     let p = params_with_fields(json!({}), json!({"params": params}));
     let required: Vec<String> = (0..40).map(|i| format!("p{i}")).collect();
     assert_eq!(p["required"], json!(required));
+}
+
+#[test]
+fn keywords_keep_the_order_they_were_set_in() {
+    // Upstream builds each property as a JavaScript object: a hint that
+    // replaces a keyword keeps its place, one that adds a keyword puts it
+    // last. Compared as text, since `Value` equality ignores key order.
+    let p = params(json!({
+        "params": [
+            {"name": "when", "label": "When", "defaultValue": {"b": 1, "10": 2, "a": 3}},
+            {"name": "kind", "options": ["x"], "helpText": "Pick one"}
+        ],
+        "ai": {"paramHints": {
+            "when": {"description": "Overridden", "examples": [{"z": 0, "2": 1}]},
+            "kind": {"enum": ["y"], "description": "Replaced in place"}
+        }}
+    }));
+    assert_eq!(
+        serde_json::to_string(&p["properties"]).unwrap(),
+        concat!(
+            r#"{"when":{"type":"string","description":"Overridden","default":{"10":2,"b":1,"a":3},"#,
+            r#""examples":[{"2":1,"z":0}]},"#,
+            r#""kind":{"type":"string","description":"Replaced in place","enum":["y"]}}"#
+        )
+    );
+    let added = params(json!({
+        "params": [{"name": "n", "type": "number", "defaultValue": 3}],
+        "ai": {"paramHints": {"n": {"description": "Added last"}}}
+    }));
+    assert_eq!(
+        serde_json::to_string(&added["properties"]["n"]).unwrap(),
+        r#"{"type":"number","default":3,"description":"Added last"}"#
+    );
+}
+
+#[test]
+fn borrowed_definitions_write_what_owned_ones_do() {
+    let stack = task_stack(
+        json!({"status": {"type": "select", "label": "Status", "options": [{"value": "open"}]}}),
+        vec![action(
+            "a",
+            json!({
+                "locations": ["record_header"],
+                "recordIdParam": "id",
+                "params": [{"field": "status"}, {"name": "tags", "type": "tags"}],
+                "ai": {"category": "data", "outputSchema": {"properties": {"2": {}, "ok": {}}},
+                       "paramHints": {"tags": {"enum": ["t"]}}}
+            }),
+        )],
+    );
+    let text = serde_json::to_string(&stack).unwrap();
+    let arena = objectstack_spec::json::Arena::new();
+    let document = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
+    let mut written = Vec::new();
+    materialise_document_each(document, &arena, Some(&Wiring::ALL), &|_| false, &mut |e| {
+        if let Event::Registered(r) = e {
+            let borrowed = serde_json::to_string(&r.definition).unwrap();
+            let owned = serde_json::to_string(&r.definition.to_definition()).unwrap();
+            assert_eq!(borrowed, owned);
+            assert_eq!(r.definition.name(), "action_a");
+            assert_eq!(r.definition.category(), Some("data"));
+            assert_eq!(r.definition.object_name(), Some("task"));
+            assert!(!r.definition.requires_confirmation());
+            written.push(borrowed);
+        }
+    });
+    assert_eq!(written.len(), 1);
+    assert!(
+        written[0].contains(r#"\n\nReturns an object with: 2, ok.""#),
+        "{}",
+        written[0]
+    );
 }

@@ -27,7 +27,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use objectstack_bridge::materialise::{
-    Event, Materialised, SkipCode, Wiring, materialise_document, materialise_document_each,
+    Event, Materialised, Registration, SkipCode, Wiring, materialise_document,
+    materialise_document_each,
 };
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
 use objectstack_spec::json::{self, Arena};
@@ -170,7 +171,7 @@ fn stream_json<'a>(
     let mut failed: Option<io::Error> = None;
     let mut skipped = Vec::new();
     let mut warnings = Vec::new();
-    let mut on_event = |event: Event<'a>| match event {
+    let mut on_event = |event: Event<Registration<'a>>| match event {
         Event::Registered(registered) => {
             if failed.is_some() {
                 return;
