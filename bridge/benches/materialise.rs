@@ -1,5 +1,9 @@
 //! Benchmarks of the `tools` pipeline: parse a stack, materialise its
-//! actions, serialise the outcome.
+//! actions, serialise the outcome; both over a `serde_json` stack
+//! (`materialise`, what a runtime holding one calls) and over the borrowed
+//! document `objectstack-ai tools` reads (`parse_document`, then
+//! `materialise_document` building the definitions and `stream` building
+//! and writing them as the command does).
 //!
 //! The stack is synthetic, shaped like the performance scenario of the
 //! bridge issue: objects with 10 fields each, 50 exposed actions per object,
@@ -15,7 +19,8 @@ use std::hint::black_box;
 use std::io::{self, BufWriter, Write};
 
 use criterion::{Criterion, Throughput, criterion_group};
-use objectstack_bridge::materialise::{Wiring, materialise};
+use objectstack_bridge::materialise::{Event, Wiring, materialise, materialise_document_each};
+use objectstack_spec::json::{self, Arena};
 use serde_json::{Map, Value};
 
 const FIELDS_PER_OBJECT: usize = 10;
@@ -136,6 +141,55 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             let mut sink = BufWriter::new(io::sink());
             serde_json::to_writer(&mut sink, black_box(&materialised)).unwrap_or_default();
+        })
+    });
+
+    // The borrowed document, as `objectstack-ai tools` reads it.
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function("parse_document", |b| {
+        b.iter(|| {
+            let arena = Arena::new();
+            json::parse_document(black_box(&bytes), &arena)
+                .map(|d| d.len())
+                .unwrap_or(0)
+        })
+    });
+    let arena = Arena::new();
+    let Ok(document) = json::parse_document(&bytes, &arena) else {
+        panic!("the generated stack does not parse");
+    };
+    group.throughput(Throughput::Elements(actions as u64));
+    group.bench_function("materialise_document", |b| {
+        b.iter(|| {
+            let mut registered = 0;
+            materialise_document_each(
+                black_box(document),
+                &arena,
+                Some(&Wiring::ALL),
+                &|_| false,
+                &mut |e| {
+                    if let Event::Registered(r) = e {
+                        registered += black_box(r.definition.name().len());
+                    }
+                },
+            );
+            registered
+        })
+    });
+    group.bench_function("stream", |b| {
+        b.iter(|| {
+            let mut sink = BufWriter::new(io::sink());
+            materialise_document_each(
+                black_box(document),
+                &arena,
+                Some(&Wiring::ALL),
+                &|_| false,
+                &mut |e| {
+                    if let Event::Registered(r) = e {
+                        serde_json::to_writer(&mut sink, &r.definition).unwrap_or_default();
+                    }
+                },
+            );
         })
     });
     group.finish();
