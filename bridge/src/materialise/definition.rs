@@ -136,6 +136,26 @@ pub(super) struct Owner<'o, 'v> {
 /// It serialises to exactly the JSON of the owned [`AIToolDefinition`]
 /// that [`Definition::to_definition`] returns (upstream's contract), but
 /// writing it copies nothing: this is what `objectstack-ai tools` streams.
+///
+/// ```
+/// use objectstack_bridge::materialise::{Event, materialise_document_each};
+/// use objectstack_spec::json::{self, Arena};
+///
+/// let arena = Arena::new();
+/// let stack = json::parse_document(br#"{"objects": [{"name": "task", "actions": [{
+///     "name": "close", "type": "script", "target": "closeTask",
+///     "ai": {"exposed": true, "description": "Closes a task whose work is done."}
+/// }]}]}"#, &arena)?;
+/// let mut out = Vec::new();
+/// materialise_document_each(stack, &arena, None, &|_| false, &mut |event| {
+///     if let Event::Registered(r) = event {
+///         assert_eq!(r.definition.name(), "action_close");
+///         serde_json::to_writer(&mut out, &r.definition).expect("writes to memory");
+///     }
+/// });
+/// assert!(out.starts_with(br#"{"name":"action_close","description":"Closes"#));
+/// # Ok::<(), objectstack_spec::parse::ParseError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Definition<'a> {
     name: String,
