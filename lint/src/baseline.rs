@@ -150,8 +150,8 @@ mod tests {
             severity: Severity::Warning,
             where_: String::new(),
             path: path.into(),
-            message: String::new(),
-            hint: String::new(),
+            message: crate::Text::default(),
+            hint: crate::Text::default(),
             reference: Some(reference.into()),
             suggestion: None,
             location: Some(Location {

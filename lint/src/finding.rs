@@ -1,9 +1,11 @@
 //! What a rule reports: a [`Finding`], its [`Severity`] and where it is.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// How serious a finding is once configuration has been applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -80,9 +82,9 @@ pub struct Finding {
     /// records, as upstream does).
     pub path: String,
     /// What is wrong and what it means at run time.
-    pub message: String,
+    pub message: Text,
     /// How to fix it.
-    pub hint: String,
+    pub hint: Text,
     /// The name that did not resolve, where there is one.
     #[serde(rename = "ref")]
     pub reference: Option<String>,
@@ -97,6 +99,127 @@ impl Finding {
     /// The file the finding is in, or `""` when it has no location.
     pub fn file(&self) -> &str {
         self.location.as_ref().map_or("", |l| l.file.as_str())
+    }
+}
+
+/// A finding's message or hint: read it as a string (`Display`,
+/// [`Text::to_cow`], `to_string()`; serialised as a JSON string; equal
+/// when the texts are).
+///
+/// Most rules write their text when they report. A rule that can report
+/// tens of thousands of findings on one stack (`ai-skill-tool-unresolved`
+/// on a large stack with many misses) keeps instead the few names its text
+/// is made of, shared by the message and the hint, and writes the text
+/// each time it is read: a report of 50,000 findings then holds names, not
+/// 50 MB of prose.
+///
+/// ```
+/// use objectstack_lint::Text;
+/// let text = Text::from("Rename the record.");
+/// assert_eq!(text.to_cow(), "Rename the record.");
+/// assert_eq!(text.to_string(), "Rename the record.");
+/// ```
+#[derive(Clone)]
+pub struct Text(Repr);
+
+/// Writes a deferred text from its parts.
+pub(crate) type WriteText = fn(&[Box<str>], &mut fmt::Formatter<'_>) -> fmt::Result;
+
+#[derive(Clone)]
+enum Repr {
+    Written(Box<str>),
+    Deferred {
+        parts: Arc<[Box<str>]>,
+        write: WriteText,
+    },
+}
+
+impl Text {
+    /// A text written in full.
+    pub fn new(text: impl Into<String>) -> Self {
+        Text(Repr::Written(text.into().into_boxed_str()))
+    }
+
+    /// A text `write` makes from `parts` whenever it is read. Parts can be
+    /// shared by several texts (a finding's message and hint).
+    pub(crate) fn deferred(parts: Arc<[Box<str>]>, write: WriteText) -> Self {
+        Text(Repr::Deferred { parts, write })
+    }
+
+    /// The text, borrowed when it is written in full.
+    pub fn to_cow(&self) -> Cow<'_, str> {
+        match &self.0 {
+            Repr::Written(text) => Cow::Borrowed(text),
+            Repr::Deferred { .. } => Cow::Owned(self.to_string()),
+        }
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::new(String::new())
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Repr::Written(text) => f.write_str(text),
+            Repr::Deferred { parts, write } => write(parts, f),
+        }
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.to_cow(), f)
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_cow() == other.to_cow()
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.to_cow() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.to_cow() == *other
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Self {
+        Text::new(text)
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Text::new(text)
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Written(text) => serializer.serialize_str(text),
+            Repr::Deferred { .. } => serializer.collect_str(self),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Text::from)
     }
 }
 
@@ -139,14 +262,40 @@ mod tests {
     }
 
     #[test]
+    fn deferred_text_reads_as_its_written_form() {
+        fn write(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let name = parts.first().map_or("", |p| p);
+            write!(
+                f,
+                "Skill \"{name}\" needs \"{}\".",
+                parts.get(1).map_or("", |p| p)
+            )
+        }
+        let parts: Arc<[Box<str>]> = vec!["triage".into(), "send_\u{1b}mail".into()].into();
+        let text = Text::deferred(parts, write);
+        let written = Text::new("Skill \"triage\" needs \"send_\u{1b}mail\".");
+        assert_eq!(text, written);
+        assert_eq!(text.to_string(), written.to_string());
+        assert_eq!(text.to_cow(), written.to_cow());
+        assert_eq!(format!("{text:?}"), format!("{written:?}"));
+        assert_eq!(
+            serde_json::to_string(&text).unwrap(),
+            serde_json::to_string(&written).unwrap()
+        );
+        let back: Text = serde_json::from_str(&serde_json::to_string(&text).unwrap()).unwrap();
+        assert_eq!(back, text);
+        assert_eq!(text, "Skill \"triage\" needs \"send_\u{1b}mail\".");
+    }
+
+    #[test]
     fn summary_counts() {
         let f = |severity| Finding {
             rule: "r".into(),
             severity,
             where_: String::new(),
             path: String::new(),
-            message: String::new(),
-            hint: String::new(),
+            message: Text::default(),
+            hint: Text::default(),
             reference: None,
             suggestion: None,
             location: None,

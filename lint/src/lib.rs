@@ -94,7 +94,7 @@ mod testing;
 pub use baseline::Baseline;
 pub use config::{Config, Level};
 pub use engine::{Source, lint, lint_composed, lint_each};
-pub use finding::{Finding, Location, Severity, Summary};
+pub use finding::{Finding, Location, Severity, Summary, Text};
 pub use rule::Rule;
 
 /// Whether `id` names a lint rule or a `spec` validation diagnostic.

@@ -15,7 +15,7 @@ type FastHash = foldhash::fast::RandomState;
 use objectstack_spec::materialise::{ConfirmationReason, materialises, needs_confirmation};
 use objectstack_spec::path::JsonPath;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, Severity, Text};
 use crate::stack::{ActionEntry, Stack};
 use crate::universe::{Universe, nearest};
 
@@ -111,8 +111,8 @@ pub(crate) struct Report<'r> {
     pub(crate) anchor: JsonPath,
     pub(crate) where_: String,
     pub(crate) path: String,
-    pub(crate) message: String,
-    pub(crate) hint: String,
+    pub(crate) message: Text,
+    pub(crate) hint: Text,
     pub(crate) reference: Option<String>,
     pub(crate) suggestion: Option<String>,
 }
@@ -136,8 +136,8 @@ impl Report<'_> {
                 severity: self.rule.default_severity,
                 where_: tight(self.where_),
                 path: self.path,
-                message: tight(self.message),
-                hint: tight(self.hint),
+                message: self.message,
+                hint: self.hint,
                 reference: self.reference,
                 suggestion: self.suggestion,
                 location: None,

@@ -58,7 +58,7 @@ fn upstream_lines(findings: &[Finding]) -> String {
         let reference = f.reference.as_deref().unwrap_or("");
         let kind = if reference.ends_with('*') {
             "wildcard"
-        } else if f.message.contains("does not become an AI tool") {
+        } else if f.message.to_cow().contains("does not become an AI tool") {
             "unexposed"
         } else {
             "fictional"

@@ -19,9 +19,7 @@ pub fn github(findings: &[Finding], files: usize) -> String {
             "title={}",
             property(&format!("{} ({})", f.rule, f.path))
         ));
-        let mut text = f.message.clone();
-        text.push_str("\n\nHint: ");
-        text.push_str(&f.hint);
+        let text = format!("{}\n\nHint: {}", f.message, f.hint);
         out.push_str(&format!(
             "::{} {}::{}\n",
             f.severity,

@@ -45,7 +45,8 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
     };
     // Names in findings come from the document: escape what a terminal
     // would act on (the styling the renderer adds is its own).
-    let message = terminal_safe(&f.message);
+    let message_text = f.message.to_cow();
+    let message = terminal_safe(&message_text);
     let title = level.primary_title(message.as_ref()).id(f.rule.as_str());
     let label = terminal_safe(&format!("{} ({})", f.where_, f.path)).into_owned();
     let snippet = f.location.as_ref().and_then(|l| {
@@ -82,12 +83,13 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
             primary = primary.element(Level::NOTE.message(at));
         }
     }
-    let hint = terminal_safe(&f.hint);
+    let hint_text = f.hint.to_cow();
+    let hint = terminal_safe(&hint_text);
     primary = primary.element(Level::HELP.message(hint.as_ref()));
     if let Some(s) = f
         .suggestion
         .as_ref()
-        .filter(|s| !f.message.contains(&format!("Did you mean \"{s}\"?")))
+        .filter(|s| !message_text.contains(&format!("Did you mean \"{s}\"?")))
     {
         primary =
             primary.element(Level::HELP.message(format!("did you mean \"{}\"?", terminal_safe(s))));

@@ -72,11 +72,12 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                     anchor: raw.index(j),
                     where_: format!("agent \"{agent_name}\" \u{b7} skills"),
                     path: path.index(j).to_string(),
-                    message,
+                    message: message.into(),
                     hint: format!(
                         "Fix the name, define a skill named \"{name}\" in `stack.skills`, or \
                          remove it from the agent."
-                    ),
+                    )
+                    .into(),
                     reference: Some(name.to_owned()),
                     suggestion,
                 }

@@ -76,11 +76,12 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                      person approving it, although a person clicking it would be asked to \
                      confirm.",
                     capitalise(&action.where_text())
-                ),
+                )
+                .into(),
                 hint: "Remove `requiresConfirmation: false` (or set it to `true`) so model calls \
                        wait for approval; if the operation is truly safe unattended, remove the \
                        destructive signal instead."
-                    .to_owned(),
+                    .into(),
                 reference: None,
                 suggestion: None,
             }
@@ -110,6 +111,6 @@ mod tests {
         let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].path, "actions[0].ai.requiresConfirmation");
-        assert!(hits[0].message.contains("`variant: danger`"));
+        assert!(hits[0].message.to_cow().contains("`variant: danger`"));
     }
 }

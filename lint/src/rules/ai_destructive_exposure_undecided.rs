@@ -78,11 +78,12 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                      exposure: `ai.exposed` is not set. It stays human-only today only because \
                      exposure is opt-in, and nothing shows that anyone chose that.",
                     capitalise(&action.where_text())
-                ),
+                )
+                .into(),
                 hint: "Record the decision: `ai: { exposed: false }` keeps it human-only on \
                        purpose; `ai: { exposed: true, description: \"...\" }` exposes it, and its \
                        calls then wait for a person's approval."
-                    .to_owned(),
+                    .into(),
                 reference: None,
                 suggestion: None,
             }
@@ -126,6 +127,7 @@ mod tests {
         assert!(
             hits[0]
                 .message
+                .to_cow()
                 .starts_with("Action \"a\" looks destructive (`mode: delete`)")
         );
     }

@@ -90,13 +90,15 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                          instead of running, and a runtime without a wired approval queue does \
                          not register the tool at all, so there the skill silently loses it.",
                         action.where_text()
-                    ),
+                    )
+                    .into(),
                     hint: format!(
                         "Deploy this skill only where approval is enabled with a queue, and let \
                          its instructions say that \"{reference}\" waits for approval. If the \
                          action is safe to run unattended, set `ai.requiresConfirmation: false` \
                          on it; if every runtime wires the queue, allow this rule."
-                    ),
+                    )
+                    .into(),
                     reference: Some(reference),
                     suggestion: None,
                 }
@@ -133,11 +135,17 @@ mod tests {
         let hits = check_rule(&RULE, d);
         let refs: Vec<_> = hits.iter().filter_map(|h| h.reference.as_deref()).collect();
         assert_eq!(refs, ["action_void", "action_send"]);
-        assert!(hits[0].message.contains("`confirmText`"));
-        assert!(hits[1].message.contains("`ai.requiresConfirmation: true`"));
+        assert!(hits[0].message.to_cow().contains("`confirmText`"));
+        assert!(
+            hits[1]
+                .message
+                .to_cow()
+                .contains("`ai.requiresConfirmation: true`")
+        );
         assert!(
             hits[0]
                 .message
+                .to_cow()
                 .contains("object \"inv\" \u{b7} action \"void\"")
         );
     }

@@ -6,7 +6,10 @@ use objectstack_spec::materialise::static_skip;
 
 use rayon::prelude::*;
 
-use crate::finding::Severity;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::finding::{Severity, Text, WriteText};
 use crate::rule::{Context, Hit, Report, declare_rule};
 
 declare_rule! {
@@ -76,6 +79,35 @@ enum Kind<'s> {
     Fictional(Option<&'s str>),
 }
 
+impl Kind<'_> {
+    /// The message and the hint of a finding of this kind, kept as their
+    /// parts (`[skill, reference, ...]`, shared by the two) and written
+    /// when read: a large stack can have tens of thousands of these.
+    fn texts(&self, skill: &str, reference: &str) -> (Text, Text) {
+        let mut parts: Vec<Box<str>> = vec![skill.into(), reference.into()];
+        let (message, hint): (WriteText, WriteText) = match self {
+            Kind::Wildcard(prefix) => {
+                parts.push((*prefix).into());
+                (wildcard_message, wildcard_hint)
+            }
+            Kind::Unexposed(action, reason) => {
+                parts.push((*action).into());
+                parts.push(reason.as_str().into());
+                (unexposed_message, unexposed_hint)
+            }
+            Kind::Fictional(suggestion) => {
+                parts.extend(suggestion.map(Box::from));
+                (fictional_message, fictional_hint)
+            }
+        };
+        let parts: Arc<[Box<str>]> = parts.into();
+        (
+            Text::deferred(parts.clone(), message),
+            Text::deferred(parts, hint),
+        )
+    }
+}
+
 fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
     // A million references are checked in chunks of skills, in parallel;
     // the chunks' hits are joined in document order.
@@ -115,6 +147,7 @@ fn check_skill(cx: &Context<'_, '_>, skill: &crate::stack::Entry<'_>, out: &mut 
         }
         let skill_name = label.get_or_insert_with(|| skill.label()).as_str();
         let kind = classify(cx, reference);
+        let (message, hint) = kind.texts(skill_name, reference);
         // Built once per skill: its findings' paths share the prefix.
         let (path, raw) = tools_paths.get_or_insert_with(|| skill.key("tools"));
         out.push(
@@ -124,8 +157,8 @@ fn check_skill(cx: &Context<'_, '_>, skill: &crate::stack::Entry<'_>, out: &mut 
                 anchor: raw.index(j),
                 where_: format!("skill \"{skill_name}\" \u{b7} tools"),
                 path: path.index(j).to_string(),
-                message: message(skill_name, reference, &kind),
-                hint: hint(reference, &kind),
+                message,
+                hint,
                 reference: Some(reference.to_owned()),
                 suggestion: match kind {
                     Kind::Fictional(s) => s.map(str::to_owned),
@@ -154,61 +187,85 @@ fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {
     Kind::Fictional(cx.universe.suggest(reference))
 }
 
-fn message(skill: &str, reference: &str, kind: &Kind<'_>) -> String {
-    match kind {
-        Kind::Wildcard(prefix) => format!(
-            "Skill \"{skill}\" subscribes to the tool family \"{reference}\", but no tool this \
-             stack can resolve starts with \"{prefix}\": no tool record, no platform tool and no \
-             materialised action tool. At run time the subscription adds no tools at all."
-        ),
-        Kind::Unexposed(action, reason) => format!(
-            "Skill \"{skill}\" references tool \"{reference}\", but the action \"{action}\" does \
-             not become an AI tool ({reason}). The runtime materialises `action_<name>` only for \
-             an action that opts in with `ai.exposed: true` and an `ai.description` and has a \
-             headless path (`script`, `api` or `flow`); otherwise the reference is dropped and \
-             the skill promises a capability the agent cannot call."
-        ),
-        Kind::Fictional(suggestion) => {
-            let mut m = format!(
-                "Skill \"{skill}\" references tool \"{reference}\", which nothing in this stack \
-                 provides: it is not a tool record, not a platform tool and not a materialised \
-                 action tool (`action_<name>`). The runtime drops the reference without a word, \
-                 so the skill claims a capability the agent does not have and the assistant will \
-                 improvise or fail when it tries to use it."
-            );
-            if let Some(s) = suggestion {
-                m.push_str(&format!(" Did you mean \"{s}\"?"));
-            }
-            m
-        }
+/// Part `i` of a deferred text (empty when absent).
+fn part(parts: &[Box<str>], i: usize) -> &str {
+    parts.get(i).map_or("", |p| p)
+}
+
+fn wildcard_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let (skill, reference, prefix) = (part(parts, 0), part(parts, 1), part(parts, 2));
+    write!(
+        f,
+        "Skill \"{skill}\" subscribes to the tool family \"{reference}\", but no tool this stack \
+         can resolve starts with \"{prefix}\": no tool record, no platform tool and no \
+         materialised action tool. At run time the subscription adds no tools at all."
+    )
+}
+
+fn unexposed_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let (skill, reference) = (part(parts, 0), part(parts, 1));
+    let (action, reason) = (part(parts, 2), part(parts, 3));
+    write!(
+        f,
+        "Skill \"{skill}\" references tool \"{reference}\", but the action \"{action}\" does not \
+         become an AI tool ({reason}). The runtime materialises `action_<name>` only for an \
+         action that opts in with `ai.exposed: true` and an `ai.description` and has a headless \
+         path (`script`, `api` or `flow`); otherwise the reference is dropped and the skill \
+         promises a capability the agent cannot call."
+    )
+}
+
+fn fictional_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let (skill, reference) = (part(parts, 0), part(parts, 1));
+    write!(
+        f,
+        "Skill \"{skill}\" references tool \"{reference}\", which nothing in this stack \
+         provides: it is not a tool record, not a platform tool and not a materialised action \
+         tool (`action_<name>`). The runtime drops the reference without a word, so the skill \
+         claims a capability the agent does not have and the assistant will improvise or fail \
+         when it tries to use it."
+    )?;
+    match parts.get(2) {
+        Some(suggestion) => write!(f, " Did you mean \"{suggestion}\"?"),
+        None => Ok(()),
     }
 }
 
-fn hint(reference: &str, kind: &Kind<'_>) -> String {
-    match kind {
-        Kind::Wildcard(prefix) => format!(
-            "Make a tool in the family real (for `action_*`, expose an action with \
-             `ai: {{ exposed: true, description: \"...\" }}` on a headless type), declare a tool \
-             whose name starts with \"{prefix}\", or remove the wildcard."
-        ),
-        Kind::Unexposed(action, _) => format!(
-            "Either opt \"{action}\" in: set `ai: {{ exposed: true, description: \"...\" }}` (an \
-             LLM-facing description of at least 40 characters) and give it a `script`, `api` or \
-             `flow` type with a target; or drop the reference and let the skill's instructions \
-             send the user to the button. A `url`, `modal` or `form` action is human-driven by \
-             design, and keeping it that way is a legitimate answer."
-        ),
-        Kind::Fictional(_) => format!(
-            "Back \"{reference}\" with something real: declare an action (or flow) that does the \
-             work, expose it with `ai.exposed: true` and `ai.description`, and reference its \
-             materialised tool `action_<name>` (no tool record needed); or use a platform tool by \
-             its registered name; or remove the reference and the instructions that rely on it. \
-             Keep it only if a runtime plugin outside the platform registry provides \
-             \"{reference}\" (then allow this rule for the stack). Families the runtime \
-             materialises: {}.",
-            FAMILY_PREFIXES.join(", ")
-        ),
-    }
+fn wildcard_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let prefix = part(parts, 2);
+    write!(
+        f,
+        "Make a tool in the family real (for `action_*`, expose an action with \
+         `ai: {{ exposed: true, description: \"...\" }}` on a headless type), declare a tool \
+         whose name starts with \"{prefix}\", or remove the wildcard."
+    )
+}
+
+fn unexposed_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let action = part(parts, 2);
+    write!(
+        f,
+        "Either opt \"{action}\" in: set `ai: {{ exposed: true, description: \"...\" }}` (an \
+         LLM-facing description of at least 40 characters) and give it a `script`, `api` or \
+         `flow` type with a target; or drop the reference and let the skill's instructions send \
+         the user to the button. A `url`, `modal` or `form` action is human-driven by design, \
+         and keeping it that way is a legitimate answer."
+    )
+}
+
+fn fictional_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let reference = part(parts, 1);
+    write!(
+        f,
+        "Back \"{reference}\" with something real: declare an action (or flow) that does the \
+         work, expose it with `ai.exposed: true` and `ai.description`, and reference its \
+         materialised tool `action_<name>` (no tool record needed); or use a platform tool by \
+         its registered name; or remove the reference and the instructions that rely on it. \
+         Keep it only if a runtime plugin outside the platform registry provides \
+         \"{reference}\" (then allow this rule for the stack). Families the runtime \
+         materialises: {}.",
+        FAMILY_PREFIXES.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -245,6 +302,7 @@ mod tests {
         assert!(
             hits[0]
                 .message
+                .to_cow()
                 .ends_with(" Did you mean \"action_close_case\"?")
         );
     }
@@ -259,10 +317,14 @@ mod tests {
         let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].where_, "skill \"#0\" \u{b7} tools");
-        assert!(hits[0].message.contains("UI-only"), "{}", hits[0].message);
-        assert!(hits[0].hint.contains("legitimate"));
+        assert!(
+            hits[0].message.to_cow().contains("UI-only"),
+            "{}",
+            hits[0].message
+        );
+        assert!(hits[0].hint.to_cow().contains("legitimate"));
         assert_eq!(hits[0].suggestion, None);
-        assert!(!hits[0].message.contains("Did you mean"));
+        assert!(!hits[0].message.to_cow().contains("Did you mean"));
     }
 
     #[test]
@@ -271,7 +333,7 @@ mod tests {
         let hits = check_rule(&RULE, d);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].reference.as_deref(), Some("action_*"));
-        assert!(hits[0].message.contains("no tools at all"));
+        assert!(hits[0].message.to_cow().contains("no tools at all"));
         assert_eq!(hits[0].suggestion, None);
     }
 

@@ -68,7 +68,8 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
                 "Tool record \"{tool}\" has a `binding` that is {}, not an object, so it binds \
                  the record to nothing and nothing executes it.",
                 kind(binding)
-            ),
+            )
+            .into(),
             hint: SHAPE_HINT.to_owned(),
             reference: None,
             suggestion: None,
@@ -86,7 +87,8 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
                     Some(other) => kind(other).to_owned(),
                     None => "missing".to_owned(),
                 }
-            ),
+            )
+            .into(),
             hint: SHAPE_HINT.to_owned(),
             reference: None,
             suggestion: None,
@@ -102,7 +104,8 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
             message: format!(
                 "Tool record \"{tool}\" has a binding without a `name`, so it names no executable \
                  and nothing runs the record."
-            ),
+            )
+            .into(),
             hint: SHAPE_HINT.to_owned(),
             reference: None,
             suggestion: None,
@@ -119,11 +122,13 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
                 "Tool record \"{tool}\" is bound to the flow \"{name}\", which this stack does not \
                  declare, so a call to the tool has nothing to run.{}",
                 did_you_mean(suggestion.as_deref())
-            ),
+            )
+            .into(),
             hint: format!(
                 "Bind the record to a flow in `stack.flows` (fix the name, or declare \"{name}\"), \
                  or remove the record."
-            ),
+            )
+            .into(),
             reference: Some(name.to_owned()),
             suggestion,
         });
@@ -138,11 +143,13 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
                  not declare (neither at stack level nor on an object), so a call to the tool has \
                  nothing to run.{}",
                 did_you_mean(suggestion.as_deref())
-            ),
+            )
+            .into(),
             hint: format!(
                 "Bind the record to a declared action (fix the name, or declare \"{name}\"), or \
                  remove the record."
-            ),
+            )
+            .into(),
             reference: Some(name.to_owned()),
             suggestion,
         });
@@ -161,11 +168,13 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
             "Tool record \"{tool}\" is bound to the action \"{name}\", but that action does not \
              materialise as a tool ({reason}), so the record refines a tool that is never \
              registered."
-        ),
+        )
+        .into(),
         hint: format!(
             "Make \"{name}\" materialise: `ai: {{ exposed: true, description: \"...\" }}` on a \
              `script`, `api` or `flow` action with a target; or remove the record."
-        ),
+        )
+        .into(),
         reference: Some(name.to_owned()),
         suggestion: None,
     })
@@ -196,8 +205,8 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                 anchor: raw,
                 where_: format!("{} \u{b7} binding", tool_where(tool)),
                 path: path.to_string(),
-                message: p.message,
-                hint: p.hint,
+                message: p.message.into(),
+                hint: p.hint.into(),
                 reference: p.reference,
                 suggestion: p.suggestion,
             }
@@ -259,13 +268,14 @@ mod tests {
             ]
         );
         assert!(
-            hits[1].message.contains("not exposed"),
+            hits[1].message.to_cow().contains("not exposed"),
             "{}",
             hits[1].message
         );
         assert!(
             hits[0]
                 .message
+                .to_cow()
                 .ends_with("Did you mean \"renew_contract\"?")
         );
         assert_eq!(hits[0].where_, "tool \"a\" \u{b7} binding");

@@ -74,12 +74,13 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                     "Tool record \"{label}\" has no `binding`, so no runtime executes it: a skill \
                      that names it resolves, but the call has no handler behind it. The record \
                      is inert metadata that looks like a capability."
-                ),
+                )
+                .into(),
                 hint: "Delete the record and reference the materialised `action_<name>` of an \
                        exposed action instead (no record needed), or bind the record to the \
                        executable it refines: `\"binding\": { \"type\": \"action\", \"name\": \
                        \"...\" }` (or `\"type\": \"flow\"`)."
-                    .to_owned(),
+                    .into(),
                 reference: None,
                 suggestion: None,
             }

@@ -75,11 +75,11 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
                 anchor: raw,
                 where_: tool_where(tool),
                 path: path.to_string(),
-                message,
+                message: message.into(),
                 hint: "Rename the record to a name of your own, outside the platform registry and \
                        outside `action_`; or remove it and let skills name the platform tool or \
                        the materialised action tool directly."
-                    .to_owned(),
+                    .into(),
                 reference: Some(name.to_owned()),
                 suggestion: None,
             }
@@ -105,8 +105,8 @@ mod tests {
         let hits = check_rule(&RULE, d);
         let paths: Vec<_> = hits.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["tools[0].name", "tools[1].name"]);
-        assert!(hits[0].message.contains("`service-ai`"));
-        assert!(hits[1].message.contains("`action_`"));
+        assert!(hits[0].message.to_cow().contains("`service-ai`"));
+        assert!(hits[1].message.to_cow().contains("`action_`"));
         assert_eq!(hits[0].severity, Severity::Error);
     }
 }
