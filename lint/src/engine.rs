@@ -7,7 +7,7 @@ use objectstack_spec::source::{SourceIndex, Span};
 use rayon::prelude::*;
 
 use crate::finding::{Finding, Location};
-use crate::rule::{Context, Hit};
+use crate::rule::{Context, Hit, Pending};
 use crate::rules::RULES;
 use crate::stack::Stack;
 
@@ -51,20 +51,24 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
         || {
             let arena = objectstack_spec::json::Arena::new();
             let stack = Stack::new(&roots, &arena);
-            let cx = Context::new(&stack);
             // The rules only read the context; each runs as its own task,
             // and their hits are joined in the suite's order.
-            let per_rule: Vec<Vec<Hit>> = RULES
-                .par_iter()
-                .map(|rule| {
-                    let mut hits = Vec::new();
-                    (rule.check)(&cx, &mut hits);
-                    hits
-                })
-                .collect();
+            let per_rule: Vec<Vec<Pending<'_>>> = {
+                let cx = Context::new(&stack);
+                RULES
+                    .par_iter()
+                    .map(|rule| {
+                        let mut hits = Vec::new();
+                        (rule.check)(&cx, &mut hits);
+                        hits
+                    })
+                    .collect()
+            };
+            // The context (the universe, the suggestion index) is gone:
+            // the hits put off until now are made in the room it leaves.
             let mut hits = Vec::with_capacity(per_rule.iter().map(Vec::len).sum());
             for rule_hits in per_rule {
-                hits.extend(rule_hits);
+                hits.extend(rule_hits.into_iter().filter_map(|h| h.finish(&stack)));
             }
             hits
         },

@@ -24,7 +24,7 @@ pub struct Rule {
     pub(crate) id: &'static str,
     pub(crate) default_severity: Severity,
     pub(crate) doc: &'static str,
-    pub(crate) check: fn(&Context<'_, '_>, &mut Vec<Hit>),
+    pub(crate) check: for<'s, 'a> fn(&Context<'s, 'a>, &mut Vec<Pending<'a>>),
 }
 
 impl std::fmt::Debug for Rule {
@@ -104,6 +104,48 @@ pub(crate) struct Hit {
     pub(crate) finding: Finding,
 }
 
+/// A hit as a rule reports it: finished, or [`Later`].
+#[derive(Debug)]
+pub(crate) enum Pending<'a> {
+    /// A finished hit (boxed: most rules report few, and a `Later` is a
+    /// fraction of a `Hit`'s size).
+    Done(Box<Hit>),
+    /// A hit to finish once every rule has run.
+    Later(Later<'a>),
+}
+
+impl Pending<'_> {
+    /// The finished hit, building it from the stack if it was put off;
+    /// `None` only if the entry it names is not in the stack.
+    pub(crate) fn finish(self, stack: &Stack<'_>) -> Option<Hit> {
+        match self {
+            Pending::Done(hit) => Some(*hit),
+            Pending::Later(later) => (later.finish)(stack, later),
+        }
+    }
+}
+
+/// A hit kept as a few numbers and names borrowed from the document, to be
+/// made into a finding after the rules have run, when their shared indexes
+/// (the universe, the suggestion index) have been dropped: a rule that can
+/// report tens of thousands of findings reports them this way, so the
+/// findings and the indexes are never in memory together.
+#[derive(Debug)]
+pub(crate) struct Later<'a> {
+    /// Index of the entry in the stack collection the rule reads.
+    pub(crate) entry: usize,
+    /// Position of the offending value under the entry.
+    pub(crate) at: usize,
+    /// The offending name, borrowed from the document.
+    pub(crate) name: &'a str,
+    /// What the rule found, in its own terms.
+    pub(crate) code: u8,
+    /// A name or a reason the rule found with it, if any.
+    pub(crate) detail: Option<Box<str>>,
+    /// Makes the hit.
+    pub(crate) finish: fn(&Stack<'_>, Later<'_>) -> Option<Hit>,
+}
+
 /// The parts of a finding a rule fills in.
 pub(crate) struct Report<'r> {
     pub(crate) rule: &'r Rule,
@@ -118,8 +160,13 @@ pub(crate) struct Report<'r> {
 }
 
 impl Report<'_> {
+    /// Turns it into a finished [`Pending`] hit.
+    pub(crate) fn hit<'a>(self) -> Pending<'a> {
+        Pending::Done(Box::new(self.into_hit()))
+    }
+
     /// Turns it into a [`Hit`].
-    pub(crate) fn hit(self) -> Hit {
+    pub(crate) fn into_hit(self) -> Hit {
         // `format!` reserves about twice its literal text, and a large
         // stack can have tens of thousands of findings: keep only what the
         // text needs.

@@ -23,5 +23,9 @@ pub(crate) fn check_rule(rule: &Rule, root: &Map<'_>) -> Vec<Finding> {
     let cx = Context::new(&stack);
     let mut hits = Vec::new();
     (rule.check)(&cx, &mut hits);
-    hits.into_iter().map(|h| h.finding).collect()
+    drop(cx);
+    hits.into_iter()
+        .filter_map(|h| h.finish(&stack))
+        .map(|h| h.finding)
+        .collect()
 }

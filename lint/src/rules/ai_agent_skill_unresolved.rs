@@ -4,7 +4,7 @@
 use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Names, Report, declare_rule};
+use crate::rule::{Context, Pending, Names, Report, declare_rule};
 
 declare_rule! {
     /// An agent's `skills[]` names a skill the stack does not define.
@@ -39,7 +39,7 @@ declare_rule! {
     };
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     if cx.stack.agents.is_empty() {
         return;
     }

@@ -7,7 +7,7 @@ use objectstack_spec::materialise::{
 };
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rule::{Context, Pending, Report, declare_rule};
 use crate::rules::ai_destructive_exposure_undecided::capitalise;
 
 declare_rule! {
@@ -51,7 +51,7 @@ declare_rule! {
     };
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for action in &cx.stack.actions {
         let fields = action.entry.fields();
         let exposed =

@@ -5,7 +5,7 @@ use objectstack_spec::json::Value;
 use objectstack_spec::materialise::{ConfirmationReason, ai_block, destructive_signal};
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rule::{Context, Pending, Report, declare_rule};
 
 declare_rule! {
     /// An action that looks destructive has no explicit `ai.exposed` choice.
@@ -54,7 +54,7 @@ pub(crate) fn signal_key(reason: ConfirmationReason) -> &'static str {
     }
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for action in &cx.stack.actions {
         let fields = action.entry.fields();
         let Some(signal) = destructive_signal(fields) else {

@@ -5,7 +5,7 @@ use objectstack_registry::ACTION_PREFIX;
 use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rule::{Context, Pending, Report, declare_rule};
 
 declare_rule! {
     /// A skill names `action_<x>` where the action `x` needs a human's
@@ -54,7 +54,7 @@ declare_rule! {
     };
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for skill in &cx.stack.skills {
         let Some(Value::Array(refs)) = skill.record.get("tools") else {
             continue;

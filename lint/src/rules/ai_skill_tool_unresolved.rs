@@ -10,7 +10,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::finding::{Severity, Text, WriteText};
-use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rule::{Context, Hit, Later, Pending, Report, declare_rule};
+use crate::stack::{Entry, Stack};
 
 declare_rule! {
     /// A skill's `tools[]` names a tool that no tool record, platform tool or
@@ -108,17 +109,20 @@ impl Kind<'_> {
     }
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
     // A million references are checked in chunks of skills, in parallel;
-    // the chunks' hits are joined in document order.
-    let per_chunk: Vec<Vec<Hit>> = cx
+    // the chunks' hits are joined in document order. Each hit is kept as
+    // the skill, the position and what was found, and made into a finding
+    // by `finish` once the rules' indexes are gone.
+    let per_chunk: Vec<Vec<Pending<'a>>> = cx
         .stack
         .skills
         .par_chunks(SKILLS_PER_TASK)
-        .map(|skills| {
+        .enumerate()
+        .map(|(chunk, skills)| {
             let mut hits = Vec::new();
-            for skill in skills {
-                check_skill(cx, skill, &mut hits);
+            for (k, skill) in skills.iter().enumerate() {
+                check_skill(cx, chunk * SKILLS_PER_TASK + k, skill, &mut hits);
             }
             hits
         })
@@ -132,12 +136,21 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
 /// Skills checked by one parallel task.
 const SKILLS_PER_TASK: usize = 512;
 
-fn check_skill(cx: &Context<'_, '_>, skill: &crate::stack::Entry<'_>, out: &mut Vec<Hit>) {
+/// [`Later::code`]s: the kinds of an unresolved reference.
+const WILDCARD: u8 = 0;
+const UNEXPOSED: u8 = 1;
+const FICTIONAL: u8 = 2;
+
+/// Checks the skill at `index` in the stack's skills.
+fn check_skill<'a>(
+    cx: &Context<'_, 'a>,
+    index: usize,
+    skill: &Entry<'a>,
+    out: &mut Vec<Pending<'a>>,
+) {
     let Some(Value::Array(refs)) = skill.record.get("tools") else {
         return;
     };
-    let mut label = None;
-    let mut tools_paths = None;
     for (j, value) in refs.iter().enumerate() {
         let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
             continue;
@@ -145,29 +158,52 @@ fn check_skill(cx: &Context<'_, '_>, skill: &crate::stack::Entry<'_>, out: &mut 
         if cx.resolves(reference) {
             continue;
         }
-        let skill_name = label.get_or_insert_with(|| skill.label()).as_str();
-        let kind = classify(cx, reference);
-        let (message, hint) = kind.texts(skill_name, reference);
-        // Built once per skill: its findings' paths share the prefix.
-        let (path, raw) = tools_paths.get_or_insert_with(|| skill.key("tools"));
-        out.push(
-            Report {
-                rule: &RULE,
-                source: skill.source,
-                anchor: raw.index(j),
-                where_: format!("skill \"{skill_name}\" \u{b7} tools"),
-                path: path.index(j).to_string(),
-                message,
-                hint,
-                reference: Some(reference.to_owned()),
-                suggestion: match kind {
-                    Kind::Fictional(s) => s.map(str::to_owned),
-                    _ => None,
-                },
-            }
-            .hit(),
-        );
+        let (code, detail) = match classify(cx, reference) {
+            Kind::Wildcard(_) => (WILDCARD, None),
+            Kind::Unexposed(_, reason) => (UNEXPOSED, Some(reason.into_boxed_str())),
+            Kind::Fictional(suggestion) => (FICTIONAL, suggestion.map(Box::from)),
+        };
+        out.push(Pending::Later(Later {
+            entry: index,
+            at: j,
+            name: reference,
+            code,
+            detail,
+            finish,
+        }));
     }
+}
+
+/// Makes the finding of a reference [`check_skill`] put off.
+fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
+    let skill = stack.skills.get(later.entry)?;
+    let reference = later.name;
+    let kind = match later.code {
+        WILDCARD => Kind::Wildcard(reference.strip_suffix('*').unwrap_or(reference)),
+        UNEXPOSED => Kind::Unexposed(
+            reference.strip_prefix(ACTION_PREFIX).unwrap_or(reference),
+            later.detail.map(String::from).unwrap_or_default(),
+        ),
+        _ => Kind::Fictional(later.detail.as_deref()),
+    };
+    let skill_name = skill.label();
+    let (message, hint) = kind.texts(&skill_name, reference);
+    let (path, raw) = skill.key("tools");
+    let report = Report {
+        rule: &RULE,
+        source: skill.source,
+        anchor: raw.index(later.at),
+        where_: format!("skill \"{skill_name}\" \u{b7} tools"),
+        path: path.index(later.at).to_string(),
+        message,
+        hint,
+        reference: Some(reference.to_owned()),
+        suggestion: match kind {
+            Kind::Fictional(s) => s.map(str::to_owned),
+            _ => None,
+        },
+    };
+    Some(report.into_hit())
 }
 
 fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {

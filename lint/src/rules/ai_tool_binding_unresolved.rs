@@ -6,7 +6,7 @@ use objectstack_spec::json::kind;
 use objectstack_spec::materialise::{materialises, static_skip};
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Names, Report, declare_rule};
+use crate::rule::{Context, Pending, Names, Report, declare_rule};
 use crate::rules::ai_tool_record_inert::tool_where;
 
 declare_rule! {
@@ -184,7 +184,7 @@ fn did_you_mean(suggestion: Option<&str>) -> String {
     suggestion.map_or_else(String::new, |s| format!(" Did you mean \"{s}\"?"))
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for tool in &cx.stack.tools {
         let binding = match tool.record.get("binding") {
             None | Some(Value::Null) => continue,

@@ -3,7 +3,7 @@
 use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rule::{Context, Pending, Report, declare_rule};
 use crate::stack::Entry;
 
 declare_rule! {
@@ -52,7 +52,7 @@ pub(crate) fn tool_where(tool: &Entry<'_>) -> String {
     format!("tool \"{}\"", tool.label())
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for tool in &cx.stack.tools {
         if !matches!(tool.record.get("binding"), None | Some(Value::Null)) {
             continue;

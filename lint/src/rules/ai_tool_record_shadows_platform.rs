@@ -4,7 +4,7 @@
 use objectstack_registry::{family, owner};
 
 use crate::finding::Severity;
-use crate::rule::{Context, Hit, Report, declare_rule};
+use crate::rule::{Context, Pending, Report, declare_rule};
 use crate::rules::ai_tool_record_inert::tool_where;
 
 declare_rule! {
@@ -47,7 +47,7 @@ declare_rule! {
     };
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Hit>) {
+fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for tool in &cx.stack.tools {
         let Some(name) = tool.name() else {
             continue;
