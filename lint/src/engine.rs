@@ -88,12 +88,20 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
 
 /// Attaches locations, sorting findings by file and position.
 fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
-    let mut by_source: Vec<Vec<Hit>> = vec![Vec::new(); sources.len()];
-    for hit in hits {
-        if let Some(bucket) = by_source.get_mut(hit.source) {
-            bucket.push(hit);
+    // Hits are grouped by source. One source (the usual case) is one group
+    // already; copying tens of thousands of hits into it would cost memory
+    // at the point where the run holds the most.
+    let by_source: Vec<Vec<Hit>> = if sources.len() == 1 {
+        vec![hits.into_iter().filter(|h| h.source == 0).collect()]
+    } else {
+        let mut by_source: Vec<Vec<Hit>> = vec![Vec::new(); sources.len()];
+        for hit in hits {
+            if let Some(bucket) = by_source.get_mut(hit.source) {
+                bucket.push(hit);
+            }
         }
-    }
+        by_source
+    };
     let mut out = Vec::new();
     for (source, hits) in sources.iter().zip(by_source) {
         let mut located: Vec<Finding> = match source.text {
@@ -118,7 +126,11 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
             None => hits.into_iter().map(|h| h.finding).collect(),
         };
         located.sort_by_key(|f| f.location.as_ref().map_or(usize::MAX, |l| l.byte_start));
-        out.extend(located);
+        if out.is_empty() {
+            out = located;
+        } else {
+            out.extend(located);
+        }
     }
     out
 }

@@ -144,7 +144,11 @@ pub(crate) fn ours(text: &str) -> Result<Vec<Compared>> {
         .filter(|f| f.rule == RULE)
         .map(|f| {
             let reference = f.reference.clone();
-            let kind = kind_of(&f.where_, reference.as_deref().unwrap_or(""), &f.message.to_cow());
+            let kind = kind_of(
+                &f.where_,
+                reference.as_deref().unwrap_or(""),
+                &f.message.to_cow(),
+            );
             Compared {
                 rule: f.rule,
                 severity: f.severity.to_string(),

@@ -198,7 +198,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         let per_file = objectstack_lint::lint_each(&sources);
         for (l, file_findings) in docs.iter().zip(per_file) {
-            findings.extend(config_for(&l.doc.path)?.apply(file_findings));
+            let configured = config_for(&l.doc.path)?.apply(file_findings);
+            // Not copied when it is the only file's (a large stack can have
+            // tens of thousands of findings).
+            if findings.is_empty() {
+                findings = configured;
+            } else {
+                findings.extend(configured);
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
-use crate::rule::{Context, Pending, Names, Report, declare_rule};
+use crate::rule::{Context, Names, Pending, Report, declare_rule};
 
 declare_rule! {
     /// An agent's `skills[]` names a skill the stack does not define.

@@ -5,8 +5,8 @@ use objectstack_spec::json::Value;
 use objectstack_spec::json::kind;
 use objectstack_spec::materialise::{materialises, static_skip};
 
-use crate::finding::Severity;
-use crate::rule::{Context, Pending, Names, Report, declare_rule};
+use crate::finding::{Severity, Text};
+use crate::rule::{Context, Names, Pending, Report, declare_rule};
 use crate::rules::ai_tool_record_inert::tool_where;
 
 declare_rule! {
@@ -51,8 +51,8 @@ declare_rule! {
 
 struct Problem {
     key: Option<&'static str>,
-    message: String,
-    hint: String,
+    message: Text,
+    hint: Text,
     reference: Option<String>,
     suggestion: Option<String>,
 }
@@ -70,7 +70,7 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
                 kind(binding)
             )
             .into(),
-            hint: SHAPE_HINT.to_owned(),
+            hint: SHAPE_HINT.into(),
             reference: None,
             suggestion: None,
         });
@@ -89,7 +89,7 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
                 }
             )
             .into(),
-            hint: SHAPE_HINT.to_owned(),
+            hint: SHAPE_HINT.into(),
             reference: None,
             suggestion: None,
         });
@@ -106,7 +106,7 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
                  and nothing runs the record."
             )
             .into(),
-            hint: SHAPE_HINT.to_owned(),
+            hint: SHAPE_HINT.into(),
             reference: None,
             suggestion: None,
         });
@@ -205,8 +205,8 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
                 anchor: raw,
                 where_: format!("{} \u{b7} binding", tool_where(tool)),
                 path: path.to_string(),
-                message: p.message.into(),
-                hint: p.hint.into(),
+                message: p.message,
+                hint: p.hint,
                 reference: p.reference,
                 suggestion: p.suggestion,
             }
