@@ -45,7 +45,8 @@ impl Text {
         &'a self,
         arena: &'a objectstack_spec::json::Arena,
     ) -> anyhow::Result<&'a objectstack_spec::json::Map<'a>> {
-        objectstack_spec::json::parse_document(self.text().as_bytes(), arena)
+        // Checked to be UTF-8 when read: not again.
+        objectstack_spec::json::parse_object(self.text(), arena)
             .map_err(|e| located(&self.path, self.content.as_bytes(), &e))
     }
 }

@@ -460,7 +460,12 @@ pub fn parse<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseErro
 /// a JSON object at the top level. The borrowed counterpart of
 /// [`crate::parse::parse_document`], with the same errors.
 pub fn parse_document<'a>(bytes: &'a [u8], arena: &'a Arena) -> Result<&'a Map<'a>, ParseError> {
-    let text = crate::parse::decode_utf8(bytes)?;
+    parse_object(crate::parse::decode_utf8(bytes)?, arena)
+}
+
+/// [`parse_document`] for text already decoded (and without a byte-order
+/// mark): a large file is checked to be UTF-8 once, when it is read.
+pub fn parse_object<'a>(text: &'a str, arena: &'a Arena) -> Result<&'a Map<'a>, ParseError> {
     match parse(text, arena)? {
         Value::Object(map) => Ok(map),
         other => Err(ParseError::NotAnObject {
