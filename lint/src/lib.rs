@@ -65,7 +65,8 @@
 //!   by name is indexed in document order. (`spec-*` findings print the
 //!   raw path `spec` reports: real array positions and map keys.)
 //! - `message`: what is wrong and what it means at run time; `hint`: how to
-//!   fix it.
+//!   fix it. (In Rust both are a [`Text`], which reads and serialises as a
+//!   string and may be written only when read.)
 //! - `ref`: the name that did not resolve (or `null`); `suggestion`: the
 //!   name it probably meant (or `null`).
 //! - `location`: the file, the 1-based line and column (in characters) and
