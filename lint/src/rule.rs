@@ -1,5 +1,5 @@
 //! The rule framework: a [`Rule`] is an id, a default severity, its
-//! documentation and a check over the stack's [`Context`].
+//! documentation and a check over the stack's `Context`.
 //!
 //! A rule's documentation is written once, as the `///` comment on its
 //! `static` in `rules/<id>.rs`; the `declare_rule!` macro both attaches it

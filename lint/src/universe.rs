@@ -28,7 +28,7 @@
 //!
 //! Memory is proportional to the total length of the names. Lengths and
 //! distances count UTF-16 code units, as JavaScript does. A transliteration
-//! of upstream's linear scan, [`nearest`], is kept as the reference the
+//! of upstream's linear scan, `nearest`, is kept as the reference the
 //! indexed answer is tested against (and serves the rules that suggest
 //! over short candidate lists).
 
