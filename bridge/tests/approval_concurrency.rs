@@ -166,7 +166,8 @@ fn assert_exactly_once(path: &Path, ledger: &Path, ids: &[(String, String)]) {
             state: Some(State::Executed),
             ..ListFilter::default()
         })
-        .unwrap();
+        .unwrap()
+        .rows;
     assert_eq!(executed.len(), ids.len());
 }
 

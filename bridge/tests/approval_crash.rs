@@ -169,7 +169,8 @@ fn sigkill_after_claim_leaves_the_action_in_doubt_and_the_rest_intact() {
         assert_eq!(&queue.get(&before.id).unwrap(), before);
     }
     let all = queue.list(&ListFilter::default()).unwrap();
-    assert_eq!(all.len(), 12);
+    assert_eq!(all.rows.len(), 12);
+    assert!(all.unreadable.is_empty());
 
     // The operator checks the target system and resolves it.
     let resolved = queue

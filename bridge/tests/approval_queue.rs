@@ -64,7 +64,7 @@ fn propose_is_idempotent_per_tool_call_and_refuses_a_changed_input() {
         assert_eq!(row.state, State::Pending);
         assert_eq!(row.input_sha256, input_sha256(&row.input).unwrap());
         assert_eq!(row.input_sha256.len(), 64);
-        assert_eq!(q.list(&ListFilter::default()).unwrap().len(), 3);
+        assert_eq!(q.list(&ListFilter::default()).unwrap().rows.len(), 3);
     });
 }
 
@@ -254,7 +254,7 @@ fn expire_only_touches_old_pending_actions() {
             state: Some(State::Pending),
             ..ListFilter::default()
         };
-        assert_eq!(q.list(&filter).unwrap().len(), 1);
+        assert_eq!(q.list(&filter).unwrap().rows.len(), 1);
     });
 }
 
@@ -432,4 +432,67 @@ fn a_tampered_row_is_never_dispatched() {
     assert!(matches!(err, ApprovalError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("hashes to"), "{err}");
     assert_eq!(q.get(&p.id).unwrap().state, State::Pending);
+}
+
+#[test]
+fn a_damaged_row_does_not_hide_the_others() {
+    let dir = scratch_dir("damaged");
+    let path = dir.join("q.db");
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let q = sqlite_queue(&path).with_clock(clock.clone());
+    let ids: Vec<String> = (1..=3)
+        .map(|n| {
+            clock.advance(Duration::from_secs(1));
+            q.propose(proposal(Some(&format!("tc{n}")), n))
+                .unwrap()
+                .action
+                .id
+        })
+        .collect();
+    // Damage two rows behind the queue's back: input that is not JSON, and
+    // a column holding a value of the wrong type.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("DROP TRIGGER pending_actions_input_is_immutable")
+        .unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET input = '{not json' WHERE id = ?1",
+        [&ids[0]],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET tool_name = x'00ff' WHERE id = ?1",
+        [&ids[2]],
+    )
+    .unwrap();
+    drop(conn);
+
+    let listing = q.list(&ListFilter::default()).unwrap();
+    let listed: Vec<&str> = listing.rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(listed, [ids[1].as_str()], "the readable row is listed");
+    let unreadable: Vec<(&str, &str)> = listing
+        .unreadable
+        .iter()
+        .map(|e| match e {
+            StoreError::CorruptRow { id, detail } => (id.as_str(), detail.as_str()),
+            other => panic!("not a damaged row: {other}"),
+        })
+        .collect();
+    assert_eq!(unreadable.len(), 2, "{unreadable:?}");
+    assert_eq!(unreadable[0].0, ids[0]);
+    assert!(unreadable[0].1.contains("input is not a JSON object"));
+    assert_eq!(unreadable[1].0, ids[2]);
+    assert!(
+        unreadable[1].1.contains("`tool_name` column"),
+        "{}",
+        unreadable[1].1
+    );
+
+    // Sweeps pass over damaged rows and still do their work on the others.
+    clock.advance(Duration::from_secs(3600));
+    let expired = q.expire_older_than(Duration::from_secs(60), "ops").unwrap();
+    let expired: Vec<&str> = expired.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(expired, [ids[1].as_str()]);
+    // A damaged row is reported, by id, when asked for directly.
+    let err = q.get(&ids[0]).unwrap_err();
+    assert!(err.to_string().contains(&ids[0]), "{err}");
 }

@@ -505,7 +505,7 @@ fn confirmation_queues_instead_of_running_then_approval_runs_it_once() {
 
     // The same tool call again: the same pending action.
     assert_eq!(call()["pendingActionId"], id.as_str());
-    let rows = queue.list(&Default::default()).unwrap();
+    let rows = queue.list(&Default::default()).unwrap().rows;
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
     assert_eq!(row.input, obj(json!({"recordId": "t1", "note": "x"})));
@@ -521,7 +521,7 @@ fn confirmation_queues_instead_of_running_then_approval_runs_it_once() {
         &ctx(None, "call-8"),
     ));
     assert_eq!(out["error"], "task record 'zz' was not found");
-    assert_eq!(queue.list(&Default::default()).unwrap().len(), 1);
+    assert_eq!(queue.list(&Default::default()).unwrap().rows.len(), 1);
 
     queue.approve(&id, "alice", &row.input_sha256).unwrap();
     let report = block(registry.execute_approved(&ExecuteOptions::default())).unwrap();

@@ -433,3 +433,66 @@ fn unusable_input_is_exit_2_and_unknown_ids_exit_1() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_damaged_row_is_reported_and_the_others_are_listed() {
+    let f = fixture("damaged");
+    let conn = rusqlite::Connection::open(&f.db).unwrap();
+    conn.execute_batch("DROP TRIGGER pending_actions_input_is_immutable")
+        .unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET input = 'not json' WHERE id = ?1",
+        [&f.rows[0].id],
+    )
+    .unwrap();
+    drop(conn);
+
+    let out = run(&f.db, &["list"]);
+    let listed = text(&out, 1);
+    for row in &f.rows[1..] {
+        assert!(listed.contains(&row.id), "{listed}");
+    }
+    assert!(!listed.contains(&f.rows[0].id), "{listed}");
+    assert!(
+        listed.ends_with("3 pending actions (1 pending, 1 approved, 1 executing)\n"),
+        "{listed}"
+    );
+    let warning = stderr(&out);
+    assert!(
+        warning.starts_with(&format!(
+            "warning: pending action `{}` cannot be read: its input is not a JSON object",
+            f.rows[0].id
+        )),
+        "{warning}"
+    );
+
+    let json: Value =
+        serde_json::from_str(&text(&run(&f.db, &["list", "--format", "json"]), 1)).unwrap();
+    assert_eq!(json["pendingActions"].as_array().unwrap().len(), 3);
+    assert_eq!(json["unreadable"][0]["id"], f.rows[0].id.as_str());
+    assert!(
+        json["unreadable"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("input is not a JSON object")
+    );
+
+    // Only the damaged row is damaged: the others can still be decided.
+    let approved = text(
+        &run(
+            &f.db,
+            &[
+                "approve",
+                &f.rows[2].id,
+                "--by",
+                "alice",
+                "--input-sha256",
+                &f.rows[2].input_sha256,
+            ],
+        ),
+        0,
+    );
+    assert!(approved.contains(&f.rows[2].id), "{approved}");
+    let shown = run(&f.db, &["show", &f.rows[0].id]);
+    assert_eq!(shown.status.code(), Some(2), "{}", stderr(&shown));
+}

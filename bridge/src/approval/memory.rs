@@ -60,7 +60,10 @@ impl ApprovalStore for MemoryStore {
         Ok(self.lock().rows.get(id).cloned())
     }
 
-    fn list(&self, filter: &ListFilter) -> Result<Vec<PendingAction>, StoreError> {
+    fn list(
+        &self,
+        filter: &ListFilter,
+    ) -> Result<Vec<Result<PendingAction, StoreError>>, StoreError> {
         let inner = self.lock();
         let mut rows: Vec<PendingAction> = inner
             .rows
@@ -72,7 +75,8 @@ impl ApprovalStore for MemoryStore {
         if let Some(limit) = filter.limit {
             rows.truncate(limit);
         }
-        Ok(rows)
+        // Rows held in memory are always readable.
+        Ok(rows.into_iter().map(Ok).collect())
     }
 
     fn compare_and_set(

@@ -479,6 +479,16 @@ fn duration_ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// What [`ApprovalQueue::list`] found.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The rows that were read, oldest first.
+    pub rows: Vec<PendingAction>,
+    /// The rows that could not be read back, in listing order; each is a
+    /// [`StoreError::CorruptRow`] naming the row and what is wrong with it.
+    pub unreadable: Vec<StoreError>,
+}
+
 /// The queue: the state machine over an [`ApprovalStore`].
 ///
 /// Cheap to share (`Arc`); every operation is one short transaction, safe
@@ -584,9 +594,25 @@ impl ApprovalQueue {
             .ok_or_else(|| ApprovalError::NotFound { id: id.to_owned() })
     }
 
-    /// Pending actions matching `filter`, oldest first.
-    pub fn list(&self, filter: &ListFilter) -> Result<Vec<PendingAction>, ApprovalError> {
-        Ok(self.store.list(filter)?)
+    /// Pending actions matching `filter`, oldest first, and the rows among
+    /// them that cannot be read back (each named, in [`Listing::unreadable`]):
+    /// a damaged row does not hide the others.
+    pub fn list(&self, filter: &ListFilter) -> Result<Listing, ApprovalError> {
+        let mut listing = Listing::default();
+        for row in self.store.list(filter)? {
+            match row {
+                Ok(row) => listing.rows.push(row),
+                Err(e) => listing.unreadable.push(e),
+            }
+        }
+        Ok(listing)
+    }
+
+    /// The readable rows matching `filter`, oldest first; rows that cannot
+    /// be read cannot change state either, so sweeps pass over them (they
+    /// show in [`ApprovalQueue::list`]).
+    fn readable(&self, filter: &ListFilter) -> Result<Vec<PendingAction>, ApprovalError> {
+        Ok(self.store.list(filter)?.into_iter().flatten().collect())
     }
 
     /// Approves a pending action, bound to the input hash the approver saw.
@@ -666,7 +692,7 @@ impl ApprovalQueue {
     ) -> Result<Vec<PendingAction>, ApprovalError> {
         let by = decider(by)?;
         let cutoff = self.clock.now_ms().saturating_sub(duration_ms(age));
-        let candidates = self.store.list(&ListFilter {
+        let candidates = self.readable(&ListFilter {
             state: Some(State::Pending),
             created_before: Some(cutoff),
             ..ListFilter::default()
@@ -758,7 +784,7 @@ impl ApprovalQueue {
     /// them. Safe to run from anywhere at any time.
     pub fn sweep_expired_leases(&self) -> Result<Vec<PendingAction>, ApprovalError> {
         let now = self.clock.now_ms();
-        let candidates = self.store.list(&ListFilter {
+        let candidates = self.readable(&ListFilter {
             state: Some(State::Executing),
             lease_expired_at: Some(now),
             ..ListFilter::default()

@@ -329,64 +329,70 @@ fn json_text(value: &impl serde::Serialize, id: &str) -> Result<String, StoreErr
     })
 }
 
+/// Reads one row. Only an unreadable `id` fails the statement; anything
+/// else wrong with the row (a column of the wrong type, JSON that does not
+/// parse, an unknown state) is that row's [`StoreError::CorruptRow`], so
+/// a listing can report it in its place and go on.
 fn read_row(row: &Row<'_>) -> rusqlite::Result<Result<PendingAction, StoreError>> {
     let id: String = row.get(0)?;
-    let input: String = row.get(4)?;
-    let proposer: String = row.get(10)?;
-    let state: String = row.get(12)?;
-    let version: i64 = row.get(13)?;
-    let result: Option<String> = row.get(23)?;
-    let corrupt = |detail: String| StoreError::CorruptRow {
-        id: id.clone(),
-        detail,
-    };
-    let input = match serde_json::from_str::<Map<String, Value>>(&input) {
-        Ok(m) => m,
-        Err(e) => return Ok(Err(corrupt(format!("its input is not a JSON object: {e}")))),
-    };
-    let proposer = match serde_json::from_str::<Actor>(&proposer) {
-        Ok(a) => a,
-        Err(e) => return Ok(Err(corrupt(format!("its proposer is unreadable: {e}")))),
-    };
-    let state = match state.parse::<State>() {
-        Ok(s) => s,
-        Err(e) => return Ok(Err(corrupt(e.to_string()))),
-    };
-    let result = match result
+    Ok(
+        decode_row(row, &id).map_err(|detail| StoreError::CorruptRow {
+            id: id.clone(),
+            detail,
+        }),
+    )
+}
+
+/// The columns of a row whose id is `id`, or what is wrong with them.
+fn decode_row(row: &Row<'_>, id: &str) -> Result<PendingAction, String> {
+    fn col<T: rusqlite::types::FromSql>(row: &Row<'_>, i: usize) -> Result<T, String> {
+        row.get(i).map_err(|e| {
+            let name = COLUMNS.split(',').nth(i).map_or("?", str::trim);
+            format!("its `{name}` column is unreadable: {e}")
+        })
+    }
+    let input: String = col(row, 4)?;
+    let input = serde_json::from_str::<Map<String, Value>>(&input)
+        .map_err(|e| format!("its input is not a JSON object: {e}"))?;
+    let proposer: String = col(row, 10)?;
+    let proposer = serde_json::from_str::<Actor>(&proposer)
+        .map_err(|e| format!("its proposer is unreadable: {e}"))?;
+    let state: String = col(row, 12)?;
+    let state = state.parse::<State>().map_err(|e| e.to_string())?;
+    let version: i64 = col(row, 13)?;
+    let result: Option<String> = col(row, 23)?;
+    let result = result
         .map(|r| serde_json::from_str::<Value>(&r))
         .transpose()
-    {
-        Ok(r) => r,
-        Err(e) => return Ok(Err(corrupt(format!("its result is not JSON: {e}")))),
-    };
-    Ok(Ok(PendingAction {
-        id: id.clone(),
-        tool_name: row.get(1)?,
-        action_name: row.get(2)?,
-        object_name: row.get(3)?,
+        .map_err(|e| format!("its result is not JSON: {e}"))?;
+    Ok(PendingAction {
+        id: id.to_owned(),
+        tool_name: col(row, 1)?,
+        action_name: col(row, 2)?,
+        object_name: col(row, 3)?,
         input,
-        input_sha256: row.get(5)?,
-        conversation_id: row.get(6)?,
-        message_id: row.get(7)?,
-        tool_call_id: row.get(8)?,
-        trace_id: row.get(9)?,
+        input_sha256: col(row, 5)?,
+        conversation_id: col(row, 6)?,
+        message_id: col(row, 7)?,
+        tool_call_id: col(row, 8)?,
+        trace_id: col(row, 9)?,
         proposer,
-        created_at: row.get(11)?,
+        created_at: col(row, 11)?,
         state,
         version: u64::try_from(version).unwrap_or(0),
-        state_by: row.get(14)?,
-        state_at: row.get(15)?,
-        decided_by: row.get(16)?,
-        decided_at: row.get(17)?,
-        reason: row.get(18)?,
-        approved_sha256: row.get(19)?,
-        claimed_by: row.get(20)?,
-        claimed_at: row.get(21)?,
-        lease_until: row.get(22)?,
+        state_by: col(row, 14)?,
+        state_at: col(row, 15)?,
+        decided_by: col(row, 16)?,
+        decided_at: col(row, 17)?,
+        reason: col(row, 18)?,
+        approved_sha256: col(row, 19)?,
+        claimed_by: col(row, 20)?,
+        claimed_at: col(row, 21)?,
+        lease_until: col(row, 22)?,
         result,
-        error: row.get(24)?,
-        finished_at: row.get(25)?,
-    }))
+        error: col(row, 24)?,
+        finished_at: col(row, 25)?,
+    })
 }
 
 fn select_one(
@@ -478,7 +484,10 @@ impl ApprovalStore for SqliteStore {
         select_one(&conn, id, "reading a pending action")
     }
 
-    fn list(&self, filter: &ListFilter) -> Result<Vec<PendingAction>, StoreError> {
+    fn list(
+        &self,
+        filter: &ListFilter,
+    ) -> Result<Vec<Result<PendingAction, StoreError>>, StoreError> {
         let op = "listing pending actions";
         let mut sql = format!("SELECT {COLUMNS} FROM pending_actions WHERE 1 = 1");
         let mut args: Vec<rusqlite::types::Value> = Vec::new();
@@ -512,7 +521,7 @@ impl ApprovalStore for SqliteStore {
             .map_err(|e| backend(op, &e))?;
         let mut out = Vec::new();
         for row in rows {
-            out.push(row.map_err(|e| backend(op, &e))??);
+            out.push(row.map_err(|e| backend(op, &e))?);
         }
         Ok(out)
     }

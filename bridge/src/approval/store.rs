@@ -133,8 +133,14 @@ pub trait ApprovalStore: Send + Sync {
     /// The row with this id.
     fn get(&self, id: &str) -> Result<Option<PendingAction>, StoreError>;
 
-    /// Rows passing `filter`, oldest first (by creation time, then id).
-    fn list(&self, filter: &ListFilter) -> Result<Vec<PendingAction>, StoreError>;
+    /// Rows passing `filter`, oldest first (by creation time, then id). A
+    /// row that cannot be read back is reported in its place as a
+    /// [`StoreError::CorruptRow`] naming it, so one damaged row does not
+    /// hide the others; the whole call fails only when the store does.
+    fn list(
+        &self,
+        filter: &ListFilter,
+    ) -> Result<Vec<Result<PendingAction, StoreError>>, StoreError>;
 
     /// Replaces the row `next.id` with `next` if its version is still
     /// `expected_version`; otherwise reports the current row.

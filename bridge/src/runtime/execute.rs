@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{CallContext, ToolRegistry};
-use crate::approval::{ApprovalError, ListFilter, Outcome, PendingAction, State, check_integrity};
+use crate::approval::{
+    ApprovalError, ListFilter, Outcome, PendingAction, State, StoreError, check_integrity,
+};
 
 /// How [`ToolRegistry::execute_approved`] claims work.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +80,16 @@ impl ToolRegistry {
             limit: options.limit,
             ..ListFilter::default()
         })?;
-        for row in approved {
+        // A row that cannot be read cannot be executed: reported, and the
+        // others go on.
+        for unreadable in approved.unreadable {
+            let id = match &unreadable {
+                StoreError::CorruptRow { id, .. } => id.clone(),
+                _ => String::new(),
+            };
+            report.errors.push((id, unreadable.to_string()));
+        }
+        for row in approved.rows {
             if self.action(&row.tool_name).is_none() {
                 report.skipped.push(row.id);
                 continue;

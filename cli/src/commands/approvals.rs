@@ -19,8 +19,13 @@
 //! `--format json` prints machine-readable output (errors too, as
 //! `{"error": {...}}`).
 //!
+//! `list` prints every row it can read; a row it cannot (damaged by hand,
+//! or written by something else) is reported by id, on stderr or under
+//! `unreadable` in JSON, and the others are still listed.
+//!
 //! Exit codes: 0 done; 1 the queue refused (unknown id, already decided,
-//! input mismatch, ...); 2 unusable file or command line.
+//! input mismatch, ...) or `list` met rows it cannot read; 2 unusable file
+//! or command line.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -31,7 +36,7 @@ use std::time::Duration;
 use anyhow::Context;
 use objectstack_bridge::approval::{
     ApprovalError, ApprovalQueue, EXPIRY_DECIDER, ListFilter, PendingAction, Resolution,
-    SqliteStore, State, format_timestamp,
+    SqliteStore, State, StoreError, format_timestamp,
 };
 use serde_json::{Value, json};
 
@@ -203,12 +208,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         }
     };
     let queue = ApprovalQueue::new(Arc::new(store));
+    // Set when a listing met rows it cannot read: the others are printed,
+    // and the exit code says the queue needs attention.
+    let mut unreadable = 0usize;
     let outcome = match args.command {
         Sub::List { state, limit } => list(
             &queue,
             state,
             limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             json,
+            &mut unreadable,
         ),
         Sub::Show { id } => queue
             .get(&id)
@@ -256,7 +265,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         Ok(text) => {
             // JSON escapes what a terminal would act on; text does not.
             write_stdout(&if json { text } else { terminal_safe(&text) })?;
-            Ok(EXIT_OK)
+            Ok(if unreadable > 0 {
+                EXIT_FINDINGS
+            } else {
+                EXIT_OK
+            })
         }
         Err(ApprovalError::Store(e)) => Err(anyhow::anyhow!("{}", terminal_safe(&e.to_string())))
             .context("the approval queue failed"),
@@ -331,23 +344,48 @@ fn error_json(e: &ApprovalError) -> Value {
     out
 }
 
+/// The listing, as a table or JSON. Rows that cannot be read are counted
+/// in `unreadable` and reported (on stderr, or under `unreadable` in JSON)
+/// without hiding the others.
 fn list(
     queue: &ApprovalQueue,
     state: Option<State>,
     limit: Option<usize>,
     json: bool,
+    unreadable: &mut usize,
 ) -> Result<String, ApprovalError> {
-    let rows = queue.list(&ListFilter {
+    let listing = queue.list(&ListFilter {
         state,
         limit,
         ..ListFilter::default()
     })?;
+    *unreadable = listing.unreadable.len();
+    let rows = listing.rows;
     if json {
         let rows: Vec<Value> = rows
             .iter()
             .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
             .collect();
-        return Ok(pretty(&json!({"pendingActions": rows})));
+        let unreadable: Vec<Value> = listing
+            .unreadable
+            .iter()
+            .map(|e| match e {
+                StoreError::CorruptRow { id, .. } => json!({"id": id, "message": e.to_string()}),
+                _ => json!({"id": null, "message": e.to_string()}),
+            })
+            .collect();
+        return Ok(pretty(
+            &json!({"pendingActions": rows, "unreadable": unreadable}),
+        ));
+    }
+    for e in &listing.unreadable {
+        eprintln!(
+            "warning: {}; it is left as it is: repair or delete that row in the queue file",
+            terminal_safe(&e.to_string())
+        );
+    }
+    if rows.is_empty() && *unreadable > 0 {
+        return Ok("no readable pending actions\n".to_owned());
     }
     if rows.is_empty() {
         return Ok(match state {
