@@ -877,12 +877,24 @@ impl Serialize for JsOrdered<'_, '_> {
             Value::Bool(b) => serializer.serialize_bool(*b),
             Value::Number(Number::PosInt(n)) => serializer.serialize_u64(*n),
             Value::Number(Number::NegInt(n)) => serializer.serialize_i64(*n),
-            Value::Number(Number::Float(n)) => serializer.serialize_f64(*n),
+            Value::Number(Number::Float(n)) => match js_integer(*n) {
+                Some(i) => serializer.serialize_i64(i),
+                None => serializer.serialize_f64(*n),
+            },
             Value::String(s) => serializer.serialize_str(s),
             Value::Array(items) => JsOrderedSeq(items).serialize(serializer),
             Value::Object(map) => JsOrderedMap(map).serialize(serializer),
         }
     }
+}
+
+/// A float `JSON.stringify` writes as an integer, as that integer: one
+/// with no fraction whose magnitude is at most 2^53, where every integer
+/// is exact (`5.0` is written `5`, and `-0` is written `0`).
+fn js_integer(n: f64) -> Option<i64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    #[allow(clippy::cast_possible_truncation)]
+    (n.fract() == 0.0 && n.abs() <= EXACT).then(|| n as i64)
 }
 
 /// [`JsOrdered`] for an array's items.

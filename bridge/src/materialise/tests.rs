@@ -1233,3 +1233,32 @@ fn borrowed_definitions_write_what_owned_ones_do() {
         written[0]
     );
 }
+
+#[test]
+fn copied_numbers_are_spelled_as_javascript_spells_integers() {
+    let p = params(json!({
+        "params": [
+            {"name": "a", "defaultValue": 5.0},
+            {"name": "b", "defaultValue": -0.0},
+            {"name": "c", "defaultValue": 1e5},
+            {"name": "d", "defaultValue": 0.5},
+            {"name": "e", "defaultValue": 9007199254740993.0},
+            {"name": "g", "defaultValue": 1e17},
+            {"name": "f", "defaultValue": 12}
+        ],
+        "ai": {"paramHints": {"a": {"examples": [2.0, {"n": 3.0}]}}}
+    }));
+    assert_eq!(
+        serde_json::to_string(&p["properties"]).unwrap(),
+        concat!(
+            r#"{"a":{"type":"string","default":5,"examples":[2,{"n":3}]},"#,
+            r#""b":{"type":"string","default":0},"c":{"type":"string","default":100000},"#,
+            r#""d":{"type":"string","default":0.5},"#,
+            // 2^53 + 1 reads as 2^53 (as in JavaScript), the last exact
+            // integer; past it a float keeps its float spelling.
+            r#""e":{"type":"string","default":9007199254740992},"#,
+            r#""g":{"type":"string","default":1e+17},"#,
+            r#""f":{"type":"string","default":12}}"#
+        )
+    );
+}
