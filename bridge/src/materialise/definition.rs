@@ -894,7 +894,7 @@ impl Serialize for JsOrdered<'_, '_> {
 fn js_integer(n: f64) -> Option<i64> {
     const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
     #[allow(clippy::cast_possible_truncation)]
-    (n.fract() == 0.0 && n.abs() <= EXACT).then(|| n as i64)
+    (n.fract() == 0.0 && n.abs() <= EXACT).then_some(n as i64)
 }
 
 /// [`JsOrdered`] for an array's items.
