@@ -2,11 +2,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::stderr;
 use objectstack_bridge::approval::{
     ApprovalQueue, ManualClock, PendingAction, Proposal, SqliteStore, State,
 };
@@ -92,7 +95,7 @@ fn fixture(name: &str) -> Fixture {
 }
 
 fn run(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+    common::bin()
         .arg("approvals")
         .arg("--db")
         .arg(db)
@@ -110,10 +113,6 @@ fn text(out: &Output, code: i32) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
 }
 
 /// Replaces the generated ids with stable names for snapshots.

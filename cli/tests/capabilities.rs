@@ -2,49 +2,24 @@
 
 #![allow(clippy::unwrap_used)] // test helpers
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use common::{stderr, stdout_ok as stdout};
 
 use serde_json::Value;
-
-/// The workspace root (the examples live there).
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 const FIXTURE: &str = "lint/tests/data/capabilities/support.json";
 const HOTCRM: &str = "examples/hotcrm-skills.json";
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
-        .current_dir(root())
-        .arg("capabilities")
-        .args(args)
-        .output()
-        .unwrap()
+    common::run("capabilities", args)
 }
 
-fn stdout(out: &Output) -> String {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Writes a file to a fresh temporary directory.
 fn temp_file(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("objectstack-capabilities-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, content).unwrap();
-    path
+    common::temp_file("capabilities", name, content)
 }
 
 #[test]

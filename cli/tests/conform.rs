@@ -2,40 +2,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::{stderr, stdout};
 
 use serde_json::{Value, json};
 
-/// The workspace root (the examples live there).
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
-        .current_dir(root())
-        .arg("conform")
-        .args(args)
-        .output()
-        .unwrap()
+    common::run("conform", args)
 }
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Writes a file to a fresh temporary directory.
 fn temp_file(name: &str, content: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("objectstack-conform-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, content).unwrap();
-    path.to_string_lossy().into_owned()
+    common::temp_file("conform", name, content)
+        .to_string_lossy()
+        .into_owned()
 }
 
 const TODO: &str = "examples/todo-app.json";

@@ -2,48 +2,24 @@
 
 #![allow(clippy::unwrap_used)] // test helpers
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_objectstack-ai");
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Runs the binary in `dir`.
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
+use common::{root, run_in, stderr, stdout};
 
 fn run(args: &[&str]) -> Output {
-    run_in(&workspace(), args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    run_in(&root(), args)
 }
 
 fn code(o: &Output) -> i32 {
     o.status.code().unwrap()
 }
 
-/// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("osai-lint-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("lint", name)
 }
 
 const HOTCRM: &str = "examples/hotcrm-skills.json";
@@ -123,7 +99,7 @@ fn config_file_is_found_walking_up_and_can_be_named() {
     let dir = scratch("config");
     let nested = dir.join("app").join("dist");
     fs::create_dir_all(&nested).unwrap();
-    fs::copy(workspace().join(HOTCRM), nested.join("objectstack.json")).unwrap();
+    fs::copy(root().join(HOTCRM), nested.join("objectstack.json")).unwrap();
     fs::write(
         dir.join("objectstack-lint.toml"),
         "[rules]\nai-skill-tool-unresolved = \"deny\"\n",
@@ -188,7 +164,7 @@ fn default_input_is_dist_objectstack_json() {
         stderr(&o)
     );
     fs::create_dir_all(dir.join("dist")).unwrap();
-    fs::copy(workspace().join(HOTCRM), dir.join("dist/objectstack.json")).unwrap();
+    fs::copy(root().join(HOTCRM), dir.join("dist/objectstack.json")).unwrap();
     let o = run_in(&dir, &["lint", "--format", "json"]);
     assert_eq!(code(&o), 0);
     assert!(stderr(&o).contains("linting dist/objectstack.json"));
@@ -359,7 +335,7 @@ fn several_files_in_parallel_and_composed() {
 fn unusable_input_exits_2_but_other_files_are_linted() {
     let dir = scratch("unusable");
     fs::write(dir.join("broken.json"), "{\n  \"skills\": [\n}").unwrap();
-    fs::copy(workspace().join(HOTCRM), dir.join("ok.json")).unwrap();
+    fs::copy(root().join(HOTCRM), dir.join("ok.json")).unwrap();
     let o = run_in(&dir, &["lint", "broken.json", "ok.json"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("broken.json:3:1"), "{}", stderr(&o));
@@ -391,8 +367,8 @@ fn no_usable_file_prints_no_report() {
 #[test]
 fn a_baseline_is_not_overwritten_from_partial_input() {
     let dir = scratch("partialbaseline");
-    fs::copy(workspace().join(HOTCRM), dir.join("a.json")).unwrap();
-    fs::copy(workspace().join(HOTCRM), dir.join("b.json")).unwrap();
+    fs::copy(root().join(HOTCRM), dir.join("a.json")).unwrap();
+    fs::copy(root().join(HOTCRM), dir.join("b.json")).unwrap();
     let o = run_in(
         &dir,
         &["lint", "a.json", "b.json", "--write-baseline", "base.json"],
@@ -421,7 +397,7 @@ fn a_baseline_is_not_overwritten_from_partial_input() {
 #[test]
 fn a_report_never_overwrites_an_input() {
     let dir = scratch("overwrite");
-    fs::copy(workspace().join(HOTCRM), dir.join("stack.json")).unwrap();
+    fs::copy(root().join(HOTCRM), dir.join("stack.json")).unwrap();
     let before = fs::read(dir.join("stack.json")).unwrap();
     for args in [
         &["lint", "stack.json", "--report", "sarif=stack.json"][..],
@@ -543,21 +519,13 @@ fn explain_prints_the_doc_or_suggests() {
 
 #[test]
 fn names_that_would_drive_a_terminal_are_escaped_in_the_human_report() {
-    let dir = std::env::temp_dir().join(format!("objectstack-lint-escape-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("stack.json");
-    fs::write(
-        &path,
+    let path = common::temp_file(
+        "lint",
+        "escape.json",
         r#"{"skills": [{"name": "s", "label": "S", "tools": ["ghost\u001b]0;pwned\u0007"]}]}"#,
-    )
-    .unwrap();
-    let out = Command::new(BIN)
-        .args(["lint", "--format", "human"])
-        .arg(&path)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    );
+    let out = common::run("lint", &["--format", "human", &path.to_string_lossy()]);
+    let text = stdout(&out);
     assert!(text.contains("ghost\\u001b]0;pwned\\u0007"), "{text}");
     assert!(
         !text.contains('\u{1b}') && !text.contains('\u{7}'),

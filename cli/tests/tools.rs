@@ -2,42 +2,25 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use common::root;
 
 use serde_json::{Value, json};
 
-/// The workspace root (the examples live there).
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
-        .current_dir(root())
-        .arg("tools")
-        .args(args)
-        .output()
-        .unwrap()
+    common::run("tools", args)
 }
 
 fn stdout_json(out: &Output) -> Value {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&common::stdout_ok(out)).unwrap()
 }
 
-/// Writes a stack to a fresh temporary file.
 fn temp_stack(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("objectstack-tools-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, content).unwrap();
-    path
+    common::temp_file("tools", name, content)
 }
 
 const TODO: &str = "examples/todo-app.json";

@@ -2,36 +2,22 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::{root, stdout};
 
 use serde_json::Value;
 
-/// The workspace root (the examples live there).
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
-        .current_dir(root())
-        .arg("validate")
-        .args(args)
-        .output()
-        .unwrap()
+    common::run("validate", args)
 }
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-/// Writes bytes to a fresh file in a per-process temporary directory.
 fn temp_file(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("objectstack-validate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path.to_string_lossy().into_owned()
+    common::temp_file("validate", name, bytes)
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
