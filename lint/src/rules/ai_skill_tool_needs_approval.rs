@@ -55,6 +55,11 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
+    if cx.needs_approval.is_empty() {
+        // No action needs confirmation: no reference can name one, and a
+        // large stack's references need not be read again.
+        return;
+    }
     for skill in &cx.stack.skills {
         let Some(Value::Array(refs)) = skill.record.get("tools") else {
             continue;
