@@ -267,8 +267,11 @@ fn write_human(
         None => action.to_owned(),
     };
     let mut rows: Vec<Row> = Vec::with_capacity(m.registered.len() + m.skipped.len());
+    // Looked up per registered action: a set, so a stack with many
+    // warnings does not make the table quadratic.
+    let warned: std::collections::HashSet<_> = m.warnings.iter().map(|w| w.location).collect();
     for r in &m.registered {
-        let warned = m.warnings.iter().any(|w| w.location == r.location);
+        let warned = warned.contains(&r.location);
         let change = match (r.confirmation, r.destructive) {
             (Some(why), _) => format!(
                 "calls wait for a human's approval ({why}); `ai.exposed: false` withdraws it"
