@@ -7,7 +7,7 @@
 //! approval are orange with a thick border; inert or unbound tool records
 //! are dashed and grey.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use petgraph::graph::NodeIndex;
@@ -42,7 +42,16 @@ struct Drawn {
     mark: Mark,
 }
 
-fn draw(caps: &Capabilities, node: &Node) -> Drawn {
+/// The skills listed as unattached, looked up per skill node.
+fn unattached(caps: &Capabilities) -> HashSet<usize> {
+    caps.unattached
+        .skills
+        .iter()
+        .filter_map(|r| r.skill)
+        .collect()
+}
+
+fn draw(caps: &Capabilities, unattached: &HashSet<usize>, node: &Node) -> Drawn {
     let mut mark = Mark::Plain;
     let (shape, lines) = match node {
         Node::Agent(i) => {
@@ -63,7 +72,7 @@ fn draw(caps: &Capabilities, node: &Node) -> Drawn {
                 if !s.active {
                     lines.push("inactive".to_owned());
                     mark = Mark::Inert;
-                } else if caps.unattached.skills.iter().any(|r| r.skill == Some(*i)) {
+                } else if unattached.contains(i) {
                     lines.push("unattached".to_owned());
                 }
             }
@@ -171,6 +180,7 @@ fn ids(view: &View<'_>) -> HashMap<NodeIndex, usize> {
 /// Graphviz dot.
 pub(super) fn dot(view: &View<'_>) -> String {
     let ids = ids(view);
+    let unattached = unattached(view.caps);
     let mut out = String::from(
         "digraph capabilities {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=11];\n  \
          edge [fontname=\"Helvetica\", fontsize=9];\n",
@@ -179,7 +189,7 @@ pub(super) fn dot(view: &View<'_>) -> String {
         let Some(node) = view.caps.graph.node_weight(n) else {
             continue;
         };
-        let drawn = draw(view.caps, node);
+        let drawn = draw(view.caps, &unattached, node);
         let label: Vec<String> = drawn.lines.iter().map(|l| dot_escape(l)).collect();
         let shape = match drawn.shape {
             Shape::Agent => "shape=box, style=\"rounded,bold\"",
@@ -240,6 +250,7 @@ fn dot_escape(s: &str) -> String {
 /// A Mermaid flowchart.
 pub(super) fn mermaid(view: &View<'_>) -> String {
     let ids = ids(view);
+    let unattached = unattached(view.caps);
     let mut out = String::from("flowchart LR\n");
     let mut classes: Vec<(Mark, Vec<usize>)> = vec![
         (Mark::Approval, Vec::new()),
@@ -250,7 +261,7 @@ pub(super) fn mermaid(view: &View<'_>) -> String {
         let Some(node) = view.caps.graph.node_weight(n) else {
             continue;
         };
-        let drawn = draw(view.caps, node);
+        let drawn = draw(view.caps, &unattached, node);
         let label: Vec<String> = drawn.lines.iter().map(|l| mermaid_escape(l)).collect();
         let label = label.join("<br/>");
         let (open, close) = match drawn.shape {

@@ -1200,6 +1200,9 @@ impl Builder {
     /// Adds up a list of skill references: effective tools and dead refs.
     fn grants(&self, skills: Vec<SkillRef>) -> Grants {
         let mut tools: BTreeMap<&str, EffectiveTool> = BTreeMap::new();
+        // (tool, skill, reference) already granted: a tool can be granted
+        // by thousands of wildcard references, so not a scan per grant.
+        let mut granted: HashSet<(usize, usize, &str)> = HashSet::new();
         let mut dead = Vec::new();
         for skill_ref in &skills {
             dead.extend(skill_ref.dead.iter().cloned());
@@ -1224,12 +1227,11 @@ impl Builder {
                             tool,
                             granted_by: Vec::new(),
                         });
-                    let grant = Grant {
-                        skill: index,
-                        reference: r.text.clone(),
-                    };
-                    if !entry.granted_by.contains(&grant) {
-                        entry.granted_by.push(grant);
+                    if granted.insert((tool, index, r.text.as_str())) {
+                        entry.granted_by.push(Grant {
+                            skill: index,
+                            reference: r.text.clone(),
+                        });
                     }
                 }
             }
