@@ -12,8 +12,6 @@ use serde_json::{Map, Value};
 /// A stack file, read and parsed.
 #[derive(Debug)]
 pub(crate) struct Document {
-    /// The path as the user gave it.
-    pub(crate) path: PathBuf,
     /// The parsed top-level object.
     pub(crate) root: Map<String, Value>,
 }
@@ -79,10 +77,7 @@ pub(crate) fn read_document(path: &Path) -> anyhow::Result<Document> {
     let bytes = read_bytes(path)?;
     let root =
         objectstack_spec::parse::parse_document(&bytes).map_err(|e| located(path, &bytes, &e))?;
-    Ok(Document {
-        path: path.to_owned(),
-        root,
-    })
+    Ok(Document { root })
 }
 
 /// Reads a file of at most [`MAX_BYTES`].
