@@ -84,8 +84,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     };
     match capabilities::render(&caps, &options) {
         Ok(text) => {
+            // Copied only when something had to be escaped.
             let text = if for_terminal {
-                objectstack_spec::text::terminal_safe(&text).into_owned()
+                match objectstack_spec::text::terminal_safe(&text) {
+                    std::borrow::Cow::Owned(escaped) => escaped,
+                    std::borrow::Cow::Borrowed(_) => text,
+                }
             } else {
                 text
             };
