@@ -19,7 +19,9 @@ use std::hint::black_box;
 use std::io::{self, BufWriter, Write};
 
 use criterion::{Criterion, Throughput, criterion_group};
-use objectstack_bridge::materialise::{Event, Wiring, materialise, materialise_document_each};
+use objectstack_bridge::materialise::{
+    Event, Registration, Wiring, materialise, materialise_document_each,
+};
 use objectstack_spec::json::{self, Arena};
 use serde_json::{Map, Value};
 
@@ -158,38 +160,35 @@ fn benches(c: &mut Criterion) {
     let Ok(document) = json::parse_document(&bytes, &arena) else {
         panic!("the generated stack does not parse");
     };
+    // The walk as the command runs it, with what to do with each
+    // registration.
+    let walk = |on_registered: &mut dyn FnMut(Registration<'_>)| {
+        materialise_document_each(
+            black_box(document),
+            &arena,
+            Some(&Wiring::ALL),
+            &|_| false,
+            &mut |e| {
+                if let Event::Registered(r) = e {
+                    on_registered(r);
+                }
+            },
+        );
+    };
     group.throughput(Throughput::Elements(actions as u64));
     group.bench_function("materialise_document", |b| {
         b.iter(|| {
             let mut registered = 0;
-            materialise_document_each(
-                black_box(document),
-                &arena,
-                Some(&Wiring::ALL),
-                &|_| false,
-                &mut |e| {
-                    if let Event::Registered(r) = e {
-                        registered += black_box(r.definition.name().len());
-                    }
-                },
-            );
+            walk(&mut |r| registered += black_box(r.definition.name().len()));
             registered
         })
     });
     group.bench_function("stream", |b| {
         b.iter(|| {
             let mut sink = BufWriter::new(io::sink());
-            materialise_document_each(
-                black_box(document),
-                &arena,
-                Some(&Wiring::ALL),
-                &|_| false,
-                &mut |e| {
-                    if let Event::Registered(r) = e {
-                        serde_json::to_writer(&mut sink, &r.definition).unwrap_or_default();
-                    }
-                },
-            );
+            walk(&mut |r| {
+                serde_json::to_writer(&mut sink, &r.definition).unwrap_or_default();
+            });
         })
     });
     group.finish();

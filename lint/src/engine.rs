@@ -239,14 +239,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `text` parsed, as the object it must be.
+    fn object<'a>(
+        text: &'a str,
+        arena: &'a objectstack_spec::json::Arena,
+    ) -> &'a objectstack_spec::json::Map<'a> {
+        objectstack_spec::json::parse_object(text, arena).unwrap()
+    }
+
     #[test]
     fn locations_fall_back_to_the_parent() {
         let text = "{\n  \"tools\": [\n    {\"label\": \"x\"}\n  ]\n}";
         let arena = objectstack_spec::json::Arena::new();
-        let root = objectstack_spec::json::parse(text, &arena)
-            .unwrap()
-            .as_object()
-            .unwrap();
+        let root = object(text, &arena);
         let index = SourceIndex::new(text);
         let spans = locate_with_fallback(
             &index,
@@ -267,10 +272,7 @@ mod tests {
         let text = "{\"skills\": [\n  {\"name\": \"s\", \"tools\": [\"a\\u00e9\", \"é x\", 3, \"\"]},\n  \
                     {\"name\": \"t\", \"tools\": [\"b\"], \"tools\": [\"c\", \"d\"]}\n]}";
         let arena = objectstack_spec::json::Arena::new();
-        let root = objectstack_spec::json::parse(text, &arena)
-            .unwrap()
-            .as_object()
-            .unwrap();
+        let root = object(text, &arena);
         let index = SourceIndex::new(text);
         let anchor = |i: usize, j: usize| {
             JsonPath::root()

@@ -20,7 +20,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 /// Hash maps keyed by names from the document: not exposed to a hostile
 /// choice of keys that matters (the walk is linear whatever the keys), so a
 /// fast hasher.
-type Fast = foldhash::fast::RandomState;
+pub(super) type Fast = foldhash::fast::RandomState;
 
 /// The separator between a parameter's label and its help text: an em dash
 /// (U+2014) with a space either side.
@@ -327,8 +327,8 @@ struct Parameters<'a> {
 
 impl Serialize for Parameters<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        struct Properties<'p, 'a>(&'p [(&'a str, Property<'a>)]);
-        impl Serialize for Properties<'_, '_> {
+        struct PropertyMap<'p, 'a>(&'p [(&'a str, Property<'a>)]);
+        impl Serialize for PropertyMap<'_, '_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
             }
@@ -336,7 +336,7 @@ impl Serialize for Parameters<'_> {
         let len = 3 + usize::from(!self.required.is_empty());
         let mut map = serializer.serialize_map(Some(len))?;
         map.serialize_entry("type", "object")?;
-        map.serialize_entry("properties", &Properties(&self.properties))?;
+        map.serialize_entry("properties", &PropertyMap(&self.properties))?;
         if !self.required.is_empty() {
             map.serialize_entry("required", &self.required)?;
         }

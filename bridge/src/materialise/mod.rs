@@ -53,10 +53,7 @@ use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
 
 pub use definition::Definition;
-use definition::{ObjectIndex, Owner};
-
-/// Name tables of one walk (see `definition`).
-type Fast = foldhash::fast::RandomState;
+use definition::{Fast, ObjectIndex, Owner};
 
 /// The services a runtime has wired, which decide whether `flow` and `api`
 /// actions can run and whether actions that need confirmation can be
