@@ -2,11 +2,13 @@
 //!
 //! A file that cannot be read, is not UTF-8, is not JSON or is not an
 //! object at the top level is *unusable input*: commands report it and exit
-//! with code 2.
+//! with code 2. So is a file of more than 1 GiB ([`MAX_BYTES`]; the
+//! `OBJECTSTACK_AI_MAX_INPUT_BYTES` environment variable lowers it): the
+//! limit counts the bytes read, so a pipe or `/dev/zero` cannot make a
+//! command read without end.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde_json::{Map, Value};
 
 /// A stack file, read and parsed.
@@ -16,8 +18,114 @@ pub(crate) struct Document {
     pub(crate) root: Map<String, Value>,
 }
 
-/// The largest file read (1 GiB); anything larger is refused up front.
-const MAX_BYTES: u64 = 1 << 30;
+/// The largest input read (1 GiB), whatever the file is: a regular file,
+/// a pipe, process substitution or a device such as `/dev/zero`.
+pub(crate) const MAX_BYTES: u64 = 1 << 30;
+
+/// The environment variable that lowers [`MAX_BYTES`] (a number of bytes;
+/// values above the default are the default).
+pub(crate) const MAX_BYTES_VAR: &str = "OBJECTSTACK_AI_MAX_INPUT_BYTES";
+
+/// The input size limit in force: [`MAX_BYTES`], or less if
+/// [`MAX_BYTES_VAR`] says so.
+pub(crate) fn max_bytes() -> u64 {
+    std::env::var(MAX_BYTES_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(MAX_BYTES, |n| n.min(MAX_BYTES))
+}
+
+/// A size limit for people: `1 GiB`, `64 MiB`, or a number of bytes.
+fn human_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// "more than 1 GiB, ...": what a file over `limit` bytes is.
+fn too_large(limit: u64) -> String {
+    format!(
+        "more than {}, the largest input read: check that it is the file you meant",
+        human_size(limit)
+    )
+}
+
+/// Why a file could not be read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// The operating system refused.
+    Io(std::io::Error),
+    /// The path is a directory.
+    Directory,
+    /// More bytes than the limit (in bytes) came.
+    TooLarge(u64),
+}
+
+impl std::fmt::Display for ReadError {
+    /// Said of the file ("it"), for messages that name the path first.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(err) => write!(f, "cannot read it: {err}"),
+            ReadError::Directory => f.write_str("it is a directory"),
+            ReadError::TooLarge(limit) => write!(f, "it is {}", too_large(*limit)),
+        }
+    }
+}
+
+/// Reads at most [`max_bytes`] from `path`, counting the bytes that really
+/// come (file metadata says 0 for pipes and devices, and a file can grow
+/// while it is read), so memory stays bounded whatever the path is.
+pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read as _;
+    let limit = max_bytes();
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if meta.is_dir() {
+        return Err(ReadError::Directory);
+    }
+    // A regular file's size is a good first allocation (and saves the
+    // doubling copies of a many-megabyte read); it is not trusted further.
+    let hint = if meta.is_file() {
+        meta.len().min(limit).saturating_add(1)
+    } else {
+        0
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit {
+        return Err(ReadError::TooLarge(limit));
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`], with errors that name the path; `what` is what the
+/// file should be ("a stack file"), for a directory given instead.
+pub(crate) fn read_limited(path: &Path, what: &str) -> anyhow::Result<Vec<u8>> {
+    read_bounded(path).map_err(|err| match err {
+        ReadError::Io(e) => anyhow::anyhow!("cannot read {}: {e}", path.display()),
+        ReadError::Directory => anyhow::anyhow!("{} is a directory, not {what}", path.display()),
+        ReadError::TooLarge(limit) => {
+            anyhow::anyhow!("{} is {}", path.display(), too_large(limit))
+        }
+    })
+}
+
+/// A UTF-8 text file of at most [`max_bytes`] (a configuration file, a
+/// baseline), with errors that name the path.
+pub(crate) fn read_string(path: &Path, what: &str) -> anyhow::Result<String> {
+    let bytes = read_limited(path, what)?;
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: the file is not valid UTF-8 (at byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
 
 /// A stack file's text, read and decoded but not parsed yet.
 #[derive(Debug)]
@@ -80,22 +188,9 @@ pub(crate) fn read_document(path: &Path) -> anyhow::Result<Document> {
     Ok(Document { root })
 }
 
-/// Reads a file of at most [`MAX_BYTES`].
+/// Reads a stack file of at most [`max_bytes`].
 fn read_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let meta =
-        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if meta.is_dir() {
-        anyhow::bail!("{} is a directory, not a stack file", path.display());
-    }
-    if meta.len() > MAX_BYTES {
-        anyhow::bail!(
-            "{} is {} bytes, larger than the {} byte limit",
-            path.display(),
-            meta.len(),
-            MAX_BYTES
-        );
-    }
-    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+    read_limited(path, "a stack file")
 }
 
 /// A parse error as `path:line:column: message`, saying so when the bytes

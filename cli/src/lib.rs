@@ -7,11 +7,17 @@
 //! Each subcommand lives in its own module under `commands/`, with an
 //! `Args` struct (clap) and a `run` function returning the process exit
 //! code. Exit codes are shared by every command: 0 success, 1 findings or
-//! errors in the input, 2 unusable input or usage.
+//! errors in the input, 2 unusable input or usage. A closed standard
+//! output or error (`| head`) never panics: the output is cut short and the
+//! exit code is the one the input decides (see `out`).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+// First: its `println!`/`eprintln!` replace `std`'s in every module below.
+#[macro_use]
+mod out;
 
 mod commands;
 mod input;
@@ -87,7 +93,9 @@ pub fn run() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // Errors name files and values from the input: escaped.
+            let message = format!("{err:#}");
+            eprintln!("error: {}", objectstack_spec::text::line_safe(&message));
             ExitCode::from(EXIT_UNUSABLE)
         }
     }

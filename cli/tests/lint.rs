@@ -154,6 +154,31 @@ fn config_file_is_found_walking_up_and_can_be_named() {
 }
 
 #[test]
+fn config_file_is_found_from_a_bare_file_name() {
+    // `lint billing.json` in a subfolder finds the parent's config, as
+    // `lint ./billing.json` does.
+    let dir = scratch("config-bare");
+    let sub = dir.join("billing");
+    fs::create_dir_all(&sub).unwrap();
+    fs::copy(root().join(HOTCRM), sub.join("billing.json")).unwrap();
+    fs::write(
+        dir.join("objectstack-lint.toml"),
+        "[rules]\nai-skill-tool-unresolved = \"deny\"\n",
+    )
+    .unwrap();
+    for name in ["billing.json", "./billing.json"] {
+        let o = run_in(&sub, &["lint", name]);
+        assert_eq!(code(&o), 1, "{name}: {}", stdout(&o));
+        assert!(
+            stdout(&o).contains("error[ai-skill-tool-unresolved]"),
+            "{name}: {}",
+            stdout(&o)
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn default_input_is_dist_objectstack_json() {
     let dir = scratch("default");
     let o = run_in(&dir, &["lint"]);

@@ -217,3 +217,43 @@ fn usage_errors_exit_2() {
         Some(2)
     );
 }
+
+#[test]
+fn a_minified_file_with_many_problems_is_reported_in_linear_time() {
+    // 20,000 problems on one line of more than 50 MB: each diagnostic
+    // used to walk the whole line to print its excerpt.
+    let mut text = String::from(r#"{"objects":["#);
+    for i in 0..20_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"name":"o{i}","fields":{{"a":{{"type":"text","required":"yes"}}}}}}"#
+        ));
+    }
+    text.push_str(r#"],"padding":""#);
+    text.push_str(&"p".repeat(50 << 20));
+    text.push_str(r#""}"#);
+    let file = temp_file("minified.json", text.as_bytes());
+    drop(text);
+    let started = std::time::Instant::now();
+    let out = run(&[&file]);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1));
+    let printed = stdout(&out);
+    assert!(
+        printed.ends_with("minified.json: 20000 errors, 0 warnings\n"),
+        "{}",
+        printed.lines().last().unwrap_or_default()
+    );
+    // Each source line is a window around its problem, not the whole line.
+    assert!(
+        printed.lines().all(|l| l.chars().count() < 400),
+        "a source line is printed whole"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(60),
+        "{took:?} for 20,000 problems on one line: the output is not linear"
+    );
+    std::fs::remove_file(&file).unwrap();
+}

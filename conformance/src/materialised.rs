@@ -27,6 +27,7 @@ use objectstack_spec::materialise::{
     ConfirmationReason, StaticSkip, needs_confirmation, static_skip,
 };
 use objectstack_spec::path::JsonPath;
+use objectstack_spec::text::line_safe;
 use serde_json::{Map, Value};
 
 use crate::package::{plural, write_fixes};
@@ -193,22 +194,25 @@ impl FamilyReport {
                 "  registered, but no action of the stack accounts for them:"
             )?;
             for tool in &self.unexpected {
-                let action = registry::action_name(&tool.name).unwrap_or("");
+                // Names come from the dump and the stack: escaped, so none
+                // can drive a terminal or forge a line of the report.
+                let action = line_safe(registry::action_name(&tool.name).unwrap_or(""));
+                let name = line_safe(&tool.name);
                 match (&tool.reason, &tool.path) {
-                    (UnexpectedReason::NoSuchAction, _) | (_, None) => writeln!(
-                        f,
-                        "    ! {}: the stack declares no action `{action}`",
-                        tool.name
-                    )?,
+                    (UnexpectedReason::NoSuchAction, _) | (_, None) => {
+                        writeln!(f, "    ! {name}: the stack declares no action `{action}`")?
+                    }
                     (UnexpectedReason::DoesNotMaterialise(skip), Some(path)) => writeln!(
                         f,
-                        "    ! {} ({path}): does not materialise: {skip}",
-                        tool.name
+                        "    ! {name} ({}): does not materialise: {}",
+                        line_safe(path),
+                        line_safe(&skip.to_string())
                     )?,
                     (UnexpectedReason::NeedsApproval(because), Some(path)) => writeln!(
                         f,
-                        "    ! {} ({path}): needs confirmation (`{because}`) but the approval queue is not wired",
-                        tool.name
+                        "    ! {name} ({}): needs confirmation (`{}`) but the approval queue is not wired",
+                        line_safe(path),
+                        line_safe(&because.to_string())
                     )?,
                 }
             }
@@ -216,7 +220,7 @@ impl FamilyReport {
         if !self.missing.is_empty() {
             writeln!(f, "  not registered, although their action materialises:")?;
             for MissingTool { name, path } in &self.missing {
-                writeln!(f, "    + {name} ({path})")?;
+                writeln!(f, "    + {} ({})", line_safe(name), line_safe(path))?;
             }
         }
         if !self.held_for_approval.is_empty() {
@@ -230,7 +234,13 @@ impl FamilyReport {
                 because,
             } in &self.held_for_approval
             {
-                writeln!(f, "    = {name} ({path}: `{because}`)")?;
+                writeln!(
+                    f,
+                    "    = {} ({}: `{}`)",
+                    line_safe(name),
+                    line_safe(path),
+                    line_safe(&because.to_string())
+                )?;
             }
         }
         Ok(())

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use objectstack_registry as registry;
+use objectstack_spec::text::line_safe;
 
 /// The file that holds the curated groups, named in fixes.
 pub const REGISTRY_SOURCE: &str = "registry/src/lib.rs";
@@ -144,7 +145,9 @@ impl PackageReport {
     }
 
     /// Writes the categories as a diff against the registry (without the
-    /// summary line or the fixes).
+    /// summary line or the fixes). Names come from the runtime's dump:
+    /// each is escaped ([`line_safe`]), so none can drive a terminal or
+    /// forge a line of the report.
     pub(crate) fn write_diff(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.registered_not_curated.is_empty() {
             writeln!(
@@ -153,7 +156,7 @@ impl PackageReport {
                 self.package
             )?;
             for name in &self.registered_not_curated {
-                writeln!(f, "    + {name}")?;
+                writeln!(f, "    + {}", line_safe(name))?;
             }
         }
         if !self.curated_not_registered.is_empty() {
@@ -163,25 +166,25 @@ impl PackageReport {
                 self.package
             )?;
             for name in &self.curated_not_registered {
-                writeln!(f, "    - {name}")?;
+                writeln!(f, "    - {}", line_safe(name))?;
             }
         }
         if !self.owned_by_another.is_empty() {
             writeln!(f, "  registered here but curated under another package:")?;
             for OwnedElsewhere { name, owner } in &self.owned_by_another {
-                writeln!(f, "    ~ {name} (curated under `{owner}`)")?;
+                writeln!(f, "    ~ {} (curated under `{owner}`)", line_safe(name))?;
             }
         }
         if !self.under_family_prefix.is_empty() {
             writeln!(f, "  static names under a family prefix:")?;
             for UnderFamilyPrefix { name, prefix } in &self.under_family_prefix {
-                writeln!(f, "    ! {name} (prefix `{prefix}`)")?;
+                writeln!(f, "    ! {} (prefix `{prefix}`)", line_safe(name))?;
             }
         }
         if !self.registered_twice.is_empty() {
             writeln!(f, "  registered more than once:")?;
             for RegisteredTwice { name, times } in &self.registered_twice {
-                writeln!(f, "    ! {name} ({times} times)")?;
+                writeln!(f, "    ! {} ({times} times)", line_safe(name))?;
             }
         }
         Ok(())
@@ -221,7 +224,7 @@ pub(crate) fn write_fixes(f: &mut fmt::Formatter<'_>, fixes: &[String]) -> fmt::
     }
     writeln!(f, "fix:")?;
     for (i, fix) in fixes.iter().enumerate() {
-        writeln!(f, "  {}. {fix}", i + 1)?;
+        writeln!(f, "  {}. {}", i + 1, line_safe(fix))?;
     }
     Ok(())
 }

@@ -94,6 +94,31 @@ pub enum ConfigError {
     },
 }
 
+/// The largest configuration file [`Config::load`] reads (1 GiB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 30;
+
+/// Reads at most `limit` bytes of UTF-8 text from `path`.
+fn read_limited(path: &Path, limit: u64) -> Result<String, ConfigError> {
+    use std::io::Read as _;
+    let io = |e: std::io::Error| ConfigError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(limit.saturating_add(1))
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    if u64::try_from(text.len()).unwrap_or(u64::MAX) > limit {
+        return Err(ConfigError::Io {
+            file: path.display().to_string(),
+            message: format!("it is more than {limit} bytes, the largest configuration file read"),
+        });
+    }
+    Ok(text)
+}
+
 fn did_you_mean(s: &Option<String>) -> String {
     s.as_ref()
         .map_or_else(String::new, |s| format!(" (did you mean `{s}`?)"))
@@ -137,26 +162,34 @@ impl Config {
         Ok(config)
     }
 
-    /// Reads a configuration file.
+    /// Reads a configuration file of at most 1 GiB ([`MAX_CONFIG_BYTES`]);
+    /// the limit counts the bytes read, so a pipe or a device cannot make it
+    /// read without end.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-            file: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let text = read_limited(path, MAX_CONFIG_BYTES)?;
         Config::parse(&text, &path.display().to_string())
     }
 
     /// The nearest `objectstack-lint.toml` in `start` (a file's directory or
-    /// a directory) or any of its ancestors.
+    /// a directory) or any of its ancestors. A relative `start` is taken
+    /// from the working directory, a bare file name (`stack.json`) included.
     pub fn discover(start: &Path) -> Option<PathBuf> {
-        let start = if start.is_dir() {
-            start.to_path_buf()
+        let dir = if start.is_dir() {
+            start
         } else {
-            start.parent().map(Path::to_path_buf).unwrap_or_default()
+            start.parent().unwrap_or(Path::new(""))
         };
-        let start = std::fs::canonicalize(&start).unwrap_or(start);
-        start
-            .ancestors()
+        // `Path::new("stack.json").parent()` is `""`, whose only ancestor is
+        // itself: the working directory's parents would never be searched.
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let dir = std::fs::canonicalize(dir)
+            .or_else(|_| std::path::absolute(dir))
+            .unwrap_or_else(|_| dir.to_path_buf());
+        dir.ancestors()
             .map(|dir| dir.join(CONFIG_FILE_NAME))
             .find(|candidate| candidate.is_file())
     }
@@ -302,6 +335,22 @@ mod tests {
         assert!(err.to_string().starts_with("lint.toml:2:8: "), "{err}");
         let err = Config::parse("rules = 5\n", "lint.toml").unwrap_err();
         assert!(err.to_string().starts_with("lint.toml:1:9: "), "{err}");
+    }
+
+    #[test]
+    fn reads_no_more_than_the_limit() {
+        // `/dev/zero` never ends, and its metadata says it is empty.
+        if cfg!(unix) {
+            let err = read_limited(Path::new("/dev/zero"), 4096).unwrap_err();
+            assert!(err.to_string().contains("more than 4096 bytes"), "{err}");
+        }
+        let dir = std::env::temp_dir().join(format!("osl-config-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(CONFIG_FILE_NAME);
+        std::fs::write(&file, "[rules]\n").unwrap();
+        assert_eq!(read_limited(&file, 8).unwrap(), "[rules]\n");
+        assert!(read_limited(&file, 7).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

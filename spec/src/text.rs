@@ -68,6 +68,30 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// [`terminal_safe`] for one field of a line (a file name, a name from a
+/// document, a message): newlines are escaped too (`\u000a`), so a value
+/// cannot end the line it is printed on and forge the next one.
+///
+/// ```
+/// use objectstack_spec::text::line_safe;
+/// assert_eq!(line_safe("a\nerror: forged"), "a\\u000aerror: forged");
+/// assert_eq!(line_safe("x\u{202e}y\u{7}"), "x\\u202ey\\u0007");
+/// assert_eq!(line_safe("plain\ttext"), "plain\ttext");
+/// ```
+pub fn line_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\n') {
+        return terminal_safe(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, part) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push_str("\\u000a");
+        }
+        out.push_str(&terminal_safe(part));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Whether `s` is snake_case in the grammar upstream uses for tool and
 /// skill names: `^[a-z_][a-z0-9_]*$`.
 pub fn is_snake_name(s: &str) -> bool {
@@ -130,6 +154,22 @@ mod tests {
         assert!(is_truthy(Some(&json!([]))));
         assert!(is_truthy(Some(&json!({}))));
         assert!(is_truthy(Some(&json!(-1))));
+    }
+
+    #[test]
+    fn line_safe_escapes_every_control_bidi_mark_and_newline() {
+        let unsafe_chars = (0u32..0x20)
+            .chain(0x7f..0xa0)
+            .chain(0x202a..=0x202e)
+            .chain(0x2066..=0x2069)
+            .filter_map(char::from_u32)
+            .filter(|&c| c != '\t');
+        for c in unsafe_chars {
+            let escaped = line_safe(&format!("a{c}b")).into_owned();
+            assert_eq!(escaped, format!("a\\u{:04x}b", u32::from(c)), "{c:?}");
+        }
+        assert_eq!(line_safe("é\t😀"), "é\t😀");
+        assert!(matches!(line_safe("plain"), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

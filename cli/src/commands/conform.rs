@@ -59,16 +59,16 @@ enum Format {
     Json,
 }
 
-/// The largest dump read (1 GiB); anything larger is refused up front.
-const MAX_BYTES: u64 = 1 << 30;
-
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     if objectstack_registry::group(&args.package).is_none() {
         let err = UnknownPackage {
             package: args.package,
         };
-        eprintln!("error: {err}");
+        eprintln!(
+            "error: {}",
+            objectstack_spec::text::line_safe(&err.to_string())
+        );
         return Ok(EXIT_UNUSABLE);
     }
     let dump = read_dump(&args.file)?;
@@ -115,19 +115,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
 
 /// Reads and parses a dump (any JSON value), with errors that say where.
 fn read_dump(path: &Path) -> anyhow::Result<Value> {
-    let meta =
-        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if meta.is_dir() {
-        anyhow::bail!("{} is a directory, not a registry dump", path.display());
-    }
-    if meta.len() > MAX_BYTES {
-        anyhow::bail!(
-            "{} is {} bytes, larger than the {MAX_BYTES} byte limit",
-            path.display(),
-            meta.len()
-        );
-    }
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = crate::input::read_limited(path, "a registry dump")?;
     let text = objectstack_spec::parse::decode_utf8(&bytes)
         .map_err(|e| crate::input::located(path, &bytes, &e))?;
     objectstack_spec::parse::parse_value(text).map_err(|e| crate::input::located(path, &bytes, &e))

@@ -15,7 +15,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     match objectstack_lint::documentation(&args.rule) {
         Some((severity, _, doc)) => {
-            println!("# {} (default: {severity})\n\n{doc}", args.rule);
+            crate::out::stdout(&format!("# {} (default: {severity})\n\n{doc}\n", args.rule))?;
             Ok(EXIT_OK)
         }
         None => {
@@ -23,7 +23,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 .map_or_else(String::new, |id| format!("; did you mean `{id}`?"));
             eprintln!(
                 "error: unknown rule `{}`{hint} (`objectstack-ai rules` lists them)",
-                args.rule
+                objectstack_spec::text::line_safe(&args.rule)
             );
             Ok(EXIT_UNUSABLE)
         }

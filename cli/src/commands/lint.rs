@@ -15,6 +15,7 @@ use objectstack_lint::{Baseline, Config, Finding, Level, Severity, Source};
 use rayon::prelude::*;
 
 use objectstack_spec::json::{Arena, Map};
+use objectstack_spec::text::line_safe;
 
 use crate::input::{Text, read_text};
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
@@ -113,7 +114,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         {
             eprintln!(
                 "error: {} is one of the files to lint; write the report or baseline to another path",
-                output.display()
+                shown(output)
             );
             return Ok(EXIT_UNUSABLE);
         }
@@ -121,14 +122,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
 
     let cli_levels = cli_config(&args)?;
     let fixed_config = match &args.config {
-        Some(path) => Some(Config::load(path)?),
+        Some(path) => Some(load_config(path)?),
         None => None,
     };
     let config_for = |path: &Path| -> anyhow::Result<Config> {
         let mut config = match &fixed_config {
             Some(c) => c.clone(),
             None => match Config::discover(path) {
-                Some(found) => Config::load(&found)?,
+                Some(found) => load_config(&found)?,
                 None => Config::default(),
             },
         };
@@ -146,7 +147,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             Ok(text) => read_files.push(text),
             Err(err) => {
                 unusable += 1;
-                eprintln!("error: {err:#}");
+                eprintln!("error: {}", line_safe(&format!("{err:#}")));
             }
         }
     }
@@ -161,7 +162,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             }),
             Err(err) => {
                 unusable += 1;
-                eprintln!("error: {err:#}");
+                eprintln!("error: {}", line_safe(&format!("{err:#}")));
             }
         }
     }
@@ -216,8 +217,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!(
             "wrote {} finding(s) to the baseline {}; later runs with `--baseline {}` report only new ones",
             baseline.entries.len(),
-            path.display(),
-            path.display()
+            shown(path),
+            shown(path)
         );
         drop(docs);
         std::mem::forget(arena);
@@ -226,8 +227,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     }
 
     if let Some(path) = &args.baseline {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the baseline {}", path.display()))?;
+        let text = crate::input::read_string(path, "a baseline file")
+            .context("cannot read the baseline")?;
         let baseline =
             Baseline::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let Filtered {
@@ -239,7 +240,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         if accepted > 0 {
             eprintln!(
                 "note: {accepted} finding(s) accepted by the baseline {}",
-                path.display()
+                shown(path)
             );
         }
         if !gone.is_empty() {
@@ -249,14 +250,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 gone.len(),
                 if gone.len() == 1 { "y" } else { "ies" },
                 if gone.len() == 1 { "s" } else { "" },
-                path.display()
+                shown(path)
             );
             for entry in &gone {
+                // The entries come from the baseline file: escaped.
                 let reference = entry
                     .reference
                     .as_deref()
-                    .map_or_else(String::new, |r| format!(" ({r})"));
-                eprintln!("  {} {} {}{reference}", entry.file, entry.path, entry.rule);
+                    .map_or_else(String::new, |r| format!(" ({})", line_safe(r)));
+                eprintln!(
+                    "  {} {} {}{reference}",
+                    line_safe(&entry.file),
+                    line_safe(&entry.path),
+                    line_safe(&entry.rule)
+                );
             }
         }
     }
@@ -309,6 +316,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     })
 }
 
+/// Reads a configuration file, as much of it as any input (see
+/// `crate::input`).
+fn load_config(path: &Path) -> anyhow::Result<Config> {
+    let text = crate::input::read_string(path, "a configuration file")?;
+    Ok(Config::parse(&text, &path.display().to_string())?)
+}
+
 /// The command line's levels: allow, then warn, then deny, so the strictest
 /// flag wins for a rule named twice.
 fn cli_config(args: &Args) -> anyhow::Result<Config> {
@@ -323,6 +337,12 @@ fn cli_config(args: &Args) -> anyhow::Result<Config> {
         }
     }
     Ok(config)
+}
+
+/// A path as a message shows it: escaped, so that a file name cannot drive
+/// the terminal or forge a line.
+fn shown(path: &Path) -> String {
+    line_safe(&path.display().to_string()).into_owned()
 }
 
 /// The path as findings report it: relative to the working directory when

@@ -9,7 +9,7 @@ pub(crate) struct Args {}
 
 /// Runs the command; returns the exit code.
 pub(crate) fn run(_args: Args) -> anyhow::Result<u8> {
-    print!("{}", render());
+    crate::out::stdout(&render())?;
     Ok(EXIT_OK)
 }
 

@@ -32,7 +32,7 @@ use objectstack_bridge::materialise::{
 };
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
 use objectstack_spec::json::{self, Arena};
-use objectstack_spec::text::terminal_safe;
+use objectstack_spec::text::{line_safe, terminal_safe};
 
 use crate::table::pad;
 use crate::{EXIT_OK, EXIT_UNUSABLE};
@@ -92,7 +92,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     if let Some(url) = &args.api_base_url
         && let Err(why) = check_base_url(url)
     {
-        eprintln!("error: --api-base-url {url}: {why}");
+        eprintln!("error: --api-base-url {}: {why}", line_safe(url));
         return Ok(EXIT_UNUSABLE);
     }
     let file = crate::input::read_text(&args.file)?;
@@ -223,10 +223,10 @@ fn notes(materialised: &Materialised<'_>, projection: &[ProjectionWarning]) {
     let mut err = stderr.lock();
     for w in &materialised.warnings {
         let line = format!("warning: {}: {} [{}]", w.action, w.warning, w.code);
-        let _ = writeln!(err, "{}", terminal_safe(&line));
+        let _ = writeln!(err, "{}", line_safe(&line));
     }
     for w in projection {
-        let _ = writeln!(err, "warning: {}", terminal_safe(&w.to_string()));
+        let _ = writeln!(err, "warning: {}", line_safe(&w.to_string()));
     }
     if !materialised.skipped.is_empty() {
         let _ = writeln!(
@@ -252,7 +252,11 @@ fn write_human(
     m: &Materialised<'_>,
 ) -> io::Result<()> {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
-    writeln!(out, "AI exposure of {}", args.file.display())?;
+    writeln!(
+        out,
+        "AI exposure of {}",
+        line_safe(&args.file.display().to_string())
+    )?;
     writeln!(
         out,
         "wiring: automation {}, API client {}, approval queue {}",
@@ -262,9 +266,14 @@ fn write_human(
     )?;
     writeln!(out)?;
 
-    let qualified = |object: Option<&str>, action: &str| match object {
-        Some(o) => format!("{o}.{action}"),
-        None => action.to_owned(),
+    // Every name and reason comes from the document: each field is escaped
+    // on its own, so none can drive the terminal or forge a line.
+    let qualified = |object: Option<&str>, action: &str| {
+        line_safe(&match object {
+            Some(o) => format!("{o}.{action}"),
+            None => action.to_owned(),
+        })
+        .into_owned()
     };
     let mut rows: Vec<Row> = Vec::with_capacity(m.registered.len() + m.skipped.len());
     // Looked up per registered action: a set, so a stack with many
@@ -285,8 +294,8 @@ fn write_human(
         rows.push(Row {
             ordinal: r.location.ordinal,
             action: qualified(r.object.as_deref(), &r.action_name),
-            status: format!("registered as {}", r.definition.name),
-            change,
+            status: format!("registered as {}", line_safe(&r.definition.name)),
+            change: line_safe(&change).into_owned(),
         });
     }
     for s in &m.skipped {
@@ -351,9 +360,9 @@ fn write_human(
                 out,
                 "  {} ({}) [{}]: {}",
                 qualified(s.object.as_deref(), &s.action),
-                s.location,
+                line_safe(&s.location.to_string()),
                 s.code,
-                s.reason
+                line_safe(&s.reason)
             )?;
         }
     }
@@ -365,9 +374,9 @@ fn write_human(
                 out,
                 "  {} ({}) [{}]: {}",
                 qualified(w.object.as_deref(), &w.action),
-                w.location,
+                line_safe(&w.location.to_string()),
                 w.code,
-                w.warning
+                line_safe(&w.warning)
             )?;
         }
     }

@@ -46,6 +46,7 @@
 //! unusable (unreadable, not UTF-8, not JSON, nested too deeply, not an
 //! object at the top level) or the command line is wrong.
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -54,6 +55,7 @@ use objectstack_spec::compose::{Source, compose};
 use objectstack_spec::parse::{ParseError, decode_utf8, parse_value};
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::{SourceIndex, Span};
+use objectstack_spec::text::line_safe;
 use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate_serde};
 use serde_json::{Map, Value, json};
 
@@ -83,9 +85,6 @@ enum Format {
     /// One JSON object (see the command's documentation).
     Json,
 }
-
-/// The largest file read (1 GiB); anything larger is refused up front.
-const MAX_BYTES: u64 = 1 << 30;
 
 /// Why a file cannot be validated.
 #[derive(Debug)]
@@ -182,17 +181,12 @@ fn load(path: &Path) -> Result<Loaded, Unusable> {
         message,
         position: None,
     };
-    let meta = std::fs::metadata(path).map_err(|e| plain(format!("cannot read it: {e}")))?;
-    if meta.is_dir() {
-        return Err(plain("it is a directory, not a stack file".to_owned()));
-    }
-    if meta.len() > MAX_BYTES {
-        return Err(plain(format!(
-            "it is {} bytes, larger than the {MAX_BYTES} byte limit",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| plain(format!("cannot read it: {e}")))?;
+    let bytes = crate::input::read_bounded(path).map_err(|err| match err {
+        crate::input::ReadError::Directory => {
+            plain("it is a directory, not a stack file".to_owned())
+        }
+        other => plain(other.to_string()),
+    })?;
     let located = |err: ParseError| {
         let message = err.to_string();
         let (line, column) = err.line_column();
@@ -393,15 +387,26 @@ fn excerpt(text: &str, span: &Span) -> Option<Excerpt> {
         return None;
     }
     let (before_all, after_all) = text.split_at(start);
-    let line_start = before_all.rfind('\n').map_or(0, |i| i + 1);
-    let before_line = before_all.get(line_start..)?;
-    let after_line = after_all.split('\n').next().unwrap_or_default();
-    let after_line = after_line.strip_suffix('\r').unwrap_or(after_line);
-
-    // Bounded counts: a minified file can be one line of many megabytes.
-    let mut before: Vec<char> = before_line.chars().rev().take(WHOLE_LINE + 1).collect();
+    // Bounded walks out from the span, never to the ends of the line: a
+    // minified file is one line of many megabytes, and a walk over the
+    // whole line per diagnostic made the output quadratic.
+    let mut before: Vec<char> = before_all
+        .chars()
+        .rev()
+        .take_while(|&c| c != '\n')
+        .take(WHOLE_LINE + 1)
+        .collect();
     before.reverse();
-    let after: Vec<char> = after_line.chars().take(WHOLE_LINE + 1).collect();
+    let mut after: Vec<char> = after_all
+        .chars()
+        .take_while(|&c| c != '\n')
+        .take(WHOLE_LINE + 2)
+        .collect();
+    if after.len() <= WHOLE_LINE + 1 && after.last() == Some(&'\r') {
+        // The line's end, within the window: not part of the line.
+        after.pop();
+    }
+    after.truncate(WHOLE_LINE + 1);
     let (keep_before, keep_after) = if before.len() + after.len() <= WHOLE_LINE {
         (before.len(), after.len())
     } else {
@@ -418,9 +423,10 @@ fn excerpt(text: &str, span: &Span) -> Option<Excerpt> {
     let span_chars = text
         .get(start..span.end.clamp(start, text.len()))
         .map_or(1, |s| s.chars().take(WHOLE_LINE).count());
+    // One character for one: the marker below stays under the span.
     let visible = |c: &char| match c {
         '\t' => ' ',
-        c if c.is_control() => '\u{FFFD}',
+        c if matches!(line_safe(c.encode_utf8(&mut [0; 4])), Cow::Owned(_)) => '\u{FFFD}',
         c => *c,
     };
     let mut line = String::new();
@@ -461,7 +467,12 @@ fn write_human(out: &mut impl Write, files: &[File], located: &[Located]) -> io:
                 .position
                 .map(|(l, c)| format!(":{l}:{c}"))
                 .unwrap_or_default();
-            writeln!(out, "error: {}{at}: {}", file.display, unusable.message)?;
+            writeln!(
+                out,
+                "error: {}{at}: {}",
+                line_safe(&file.display),
+                line_safe(&unusable.message)
+            )?;
             writeln!(
                 out,
                 "  = this file is unusable input: fix it and run again\n"
@@ -477,18 +488,18 @@ fn write_human(out: &mut impl Write, files: &[File], located: &[Located]) -> io:
     for (i, file) in files.iter().enumerate() {
         if file.loaded.is_err() {
             unusable += 1;
-            writeln!(out, "{}: unusable", file.display)?;
+            writeln!(out, "{}: unusable", line_safe(&file.display))?;
             continue;
         }
         let (e, w) = counts(located.iter().filter(|l| l.found.file == i));
         total = (total.0 + e, total.1 + w);
         if e + w == 0 {
-            writeln!(out, "{}: ok", file.display)?;
+            writeln!(out, "{}: ok", line_safe(&file.display))?;
         } else {
             writeln!(
                 out,
                 "{}: {}, {}",
-                file.display,
+                line_safe(&file.display),
                 plural(e, "error"),
                 plural(w, "warning")
             )?;
@@ -514,13 +525,18 @@ fn write_one(out: &mut impl Write, files: &[File], l: &Located) -> io::Result<()
     let Some(file) = files.get(l.found.file) else {
         return Ok(());
     };
-    writeln!(out, "{}[{}]: {}", d.severity, d.id, d.message)?;
+    // Messages, paths and file names carry names from the documents (and
+    // the command line): each is escaped, so none can drive the terminal
+    // or end its line and forge the next.
+    writeln!(out, "{}[{}]: {}", d.severity, d.id, line_safe(&d.message))?;
     let gutter = l.span.line.to_string().len();
     let pad = " ".repeat(gutter);
     writeln!(
         out,
         "{pad}--> {}:{}:{}",
-        file.display, l.span.line, l.span.column
+        line_safe(&file.display),
+        l.span.line,
+        l.span.column
     )?;
     if let Some(ex) = file
         .loaded
@@ -538,15 +554,19 @@ fn write_one(out: &mut impl Write, files: &[File], l: &Located) -> io::Result<()
         )?;
     }
     if !d.path.is_root() {
-        writeln!(out, "{pad} = at: {}", d.path)?;
+        writeln!(out, "{pad} = at: {}", line_safe(&d.path.to_string()))?;
     }
-    writeln!(out, "{pad} = fix: {}", d.fix)?;
+    writeln!(out, "{pad} = fix: {}", line_safe(&d.fix))?;
     for ((r, span), &rf) in d.related.iter().zip(&l.related).zip(&l.found.related_files) {
         let name = files.get(rf).map_or("?", |f| f.display.as_str());
         writeln!(
             out,
-            "{pad} = note: {} ({name}:{}:{}, {})",
-            r.message, span.line, span.column, r.path
+            "{pad} = note: {} ({}:{}:{}, {})",
+            line_safe(&r.message),
+            line_safe(name),
+            span.line,
+            span.column,
+            line_safe(&r.path.to_string())
         )?;
     }
     writeln!(out)

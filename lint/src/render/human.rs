@@ -1,9 +1,11 @@
 //! The `human` format: each finding with its source line marked, the hint
 //! and the suggestion, then a summary line.
 
+use std::borrow::Cow;
+
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
-use objectstack_spec::text::terminal_safe;
+use objectstack_spec::text::line_safe;
 
 use crate::finding::{Finding, Severity, Summary};
 use crate::render::{SourceText, summary_line};
@@ -43,12 +45,13 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
     };
-    // Names in findings come from the document: escape what a terminal
-    // would act on (the styling the renderer adds is its own).
+    // Names in findings come from the document, file names from the
+    // command line: escape what a terminal would act on, and newlines, so
+    // no value forges a line (the styling the renderer adds is its own).
     let message_text = f.message.to_cow();
-    let message = terminal_safe(&message_text);
+    let message = line_safe(&message_text);
     let title = level.primary_title(message.as_ref()).id(f.rule.as_str());
-    let label = terminal_safe(&format!("{} ({})", f.where_, f.path)).into_owned();
+    let label = line_safe(&format!("{} ({})", f.where_, f.path)).into_owned();
     let snippet = f.location.as_ref().and_then(|l| {
         let text = sources.iter().find(|s| s.file == l.file)?.text;
         let (line, start) = line_window(text, l.byte_start)?;
@@ -56,15 +59,12 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
             .byte_end
             .saturating_sub(l.byte_start)
             .min(line.len().saturating_sub(start));
+        let (line, span) = visible(line, start..start + len);
         Some(
-            Snippet::source(line.to_owned())
+            Snippet::source(line)
                 .line_start(l.line)
-                .path(terminal_safe(&l.file).into_owned())
-                .annotation(
-                    AnnotationKind::Primary
-                        .span(start..start + len)
-                        .label(label.clone()),
-                ),
+                .path(line_safe(&l.file).into_owned())
+                .annotation(AnnotationKind::Primary.span(span).label(label.clone())),
         )
     });
     let mut primary = Group::with_title(title);
@@ -72,19 +72,14 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         Some(s) => primary = primary.element(s),
         None => {
             let at = match &f.location {
-                Some(l) => format!(
-                    "at {}:{}:{}: {label}",
-                    terminal_safe(&l.file),
-                    l.line,
-                    l.column
-                ),
+                Some(l) => format!("at {}:{}:{}: {label}", line_safe(&l.file), l.line, l.column),
                 None => format!("at {label}"),
             };
             primary = primary.element(Level::NOTE.message(at));
         }
     }
     let hint_text = f.hint.to_cow();
-    let hint = terminal_safe(&hint_text);
+    let hint = line_safe(&hint_text);
     primary = primary.element(Level::HELP.message(hint.as_ref()));
     if let Some(s) = f
         .suggestion
@@ -92,9 +87,31 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         .filter(|s| !message_text.contains(&format!("Did you mean \"{s}\"?")))
     {
         primary =
-            primary.element(Level::HELP.message(format!("did you mean \"{}\"?", terminal_safe(s))));
+            primary.element(Level::HELP.message(format!("did you mean \"{}\"?", line_safe(s))));
     }
     renderer.render(&[primary])
+}
+
+/// `line` with each character a terminal would act on (a C1 control such
+/// as U+009B, which JSON strings may hold raw, or a bidirectional control)
+/// shown as U+FFFD, one character for one; and `span`, in bytes of `line`,
+/// moved to the same characters of the result.
+fn visible(line: &str, span: std::ops::Range<usize>) -> (String, std::ops::Range<usize>) {
+    let mut out = String::with_capacity(line.len());
+    let (mut start, mut end) = (None, None);
+    for (i, c) in line.char_indices() {
+        if i == span.start {
+            start = Some(out.len());
+        }
+        if i == span.end {
+            end = Some(out.len());
+        }
+        let safe = c == '\t' || matches!(line_safe(c.encode_utf8(&mut [0; 4])), Cow::Borrowed(_));
+        out.push(if safe { c } else { '\u{FFFD}' });
+    }
+    let start = start.unwrap_or(out.len());
+    let end = end.unwrap_or(out.len()).max(start);
+    (out, start..end)
 }
 
 /// Bytes of context kept on each side of a finding in a long line (a
@@ -128,6 +145,20 @@ fn line_window(text: &str, at: usize) -> Option<(&str, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn controls_in_a_source_line_are_shown_as_replacement_characters() {
+        let line = "{\"label\": \"a\u{9b}31m\u{202e}\", \"tools\": [\"x\"]}";
+        let at = line.find("[\"x").unwrap();
+        let (shown, span) = visible(line, at..at + 5);
+        assert_eq!(
+            shown,
+            "{\"label\": \"a\u{fffd}31m\u{fffd}\", \"tools\": [\"x\"]}"
+        );
+        assert_eq!(&shown[span], "[\"x\"]");
+        let (shown, span) = visible("\tplain", 1..6);
+        assert_eq!((shown.as_str(), span), ("\tplain", 1..6));
+    }
 
     #[test]
     fn windows_are_cut_on_character_boundaries() {
