@@ -557,3 +557,29 @@ fn names_that_would_drive_a_terminal_are_escaped_in_the_human_report() {
         "{text}"
     );
 }
+
+#[test]
+fn help_and_the_reference_list_every_format() {
+    let help = stdout(&run(&["lint", "--help"]));
+    let reference = fs::read_to_string(root().join("docs/cli.md")).unwrap();
+    let section = reference
+        .split("## `objectstack-ai lint`")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap();
+    let format_line = section
+        .lines()
+        .find(|l| l.starts_with("- `--format <FORMAT>`"))
+        .unwrap();
+    for format in objectstack_lint::render::Format::ALL {
+        let name = format.as_str();
+        assert!(
+            help.contains(&format!("- {name}:")),
+            "--help lacks {name}:\n{help}"
+        );
+        assert!(
+            format_line.contains(&format!("`{name}`")),
+            "docs/cli.md lacks {name}: {format_line}"
+        );
+    }
+}

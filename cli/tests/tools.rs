@@ -291,3 +291,110 @@ fn names_that_would_drive_a_terminal_are_escaped_in_the_human_view() {
         "{text}"
     );
 }
+
+/// Two stacks: an object's action in one, a stack-level action in the
+/// other.
+fn two_stacks() -> (String, String) {
+    let a = temp_stack(
+        "compose-a.json",
+        r#"{"objects": [{"name": "task", "actions": [{"name": "complete", "type": "script",
+            "target": "completeTask", "ai": {"exposed": true,
+            "description": "Mark one task as complete when the user says it is done."}}]}]}"#,
+    );
+    let b = temp_stack(
+        "compose-b.json",
+        r#"{"actions": [{"name": "archive", "type": "script", "target": "archiveAll",
+            "ai": {"exposed": true,
+            "description": "Archive every completed task when the user asks to tidy up."}},
+            {"name": "purge", "type": "script", "target": "purgeAll"}]}"#,
+    );
+    (
+        a.to_string_lossy().into_owned(),
+        b.to_string_lossy().into_owned(),
+    )
+}
+
+#[test]
+fn several_files_are_materialised_each_on_its_own() {
+    let (a, b) = two_stacks();
+    let out = run(&[&a, &b]);
+    let text = common::stdout_ok(&out);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0]["file"], a.as_str());
+    assert_eq!(registered(&lines[0]), ["action_complete"]);
+    assert_eq!(lines[1]["file"], b.as_str());
+    assert_eq!(registered(&lines[1]), ["action_archive"]);
+    assert_eq!(skipped(&lines[1]), [("purge", "not_exposed")]);
+
+    let out = run(&[&a, &b, "--format", "human"]);
+    let text = common::stdout_ok(&out);
+    assert_eq!(text.matches("AI exposure of ").count(), 2, "{text}");
+    assert!(text.contains(&format!("AI exposure of {a}\n")), "{text}");
+    assert!(text.contains(&format!("AI exposure of {b}\n")), "{text}");
+
+    // One unusable file: the others are still materialised, and exit 2.
+    let out = run(&[&a, "no-such-file.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(common::stdout(&out).lines().count(), 1);
+    assert!(common::stderr(&out).contains("no-such-file.json"));
+}
+
+#[test]
+fn compose_materialises_the_files_as_one_stack() {
+    let (a, b) = two_stacks();
+    let v = stdout_json(&run(&[&a, &b, "--compose"]));
+    assert_eq!(
+        v.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["registered", "skipped", "warnings"]
+    );
+    assert_eq!(registered(&v), ["action_complete", "action_archive"]);
+    for format in ["mcp", "openai", "anthropic"] {
+        let out = run(&[&a, &b, "--compose", "--format", format]);
+        let v: Value = serde_json::from_str(&common::stdout_ok(&out)).unwrap();
+        let tools = v.get("tools").unwrap_or(&v).as_array().unwrap();
+        assert_eq!(tools.len(), 2, "{format}: {v}");
+    }
+    let out = run(&[&a, &b, "--compose", "--format", "human"]);
+    let text = common::stdout_ok(&out);
+    assert!(
+        text.contains(&format!("AI exposure of the composition of {a}, {b}\n")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("(actions[1] of the composition, from {b})")),
+        "{text}"
+    );
+}
+
+#[test]
+fn compose_reports_a_name_two_files_define_and_exits_1() {
+    let (a, _) = two_stacks();
+    let out = run(&[&a, &a, "--compose"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = common::stderr(&out);
+    assert!(err.contains("error[spec-duplicate-name]"), "{err}");
+    // The tools are still printed: the first registration wins.
+    let v: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    assert_eq!(registered(&v), ["action_complete"]);
+    assert_eq!(skipped(&v), [("complete", "name_collision")]);
+
+    let out = run(&[&a, "no-such-file.json", "--compose"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(common::stdout(&out), "");
+    assert!(common::stderr(&out).contains("not composing"));
+}
+
+#[test]
+fn a_model_api_format_takes_several_files_only_composed() {
+    let (a, b) = two_stacks();
+    for format in ["mcp", "openai", "anthropic"] {
+        let out = run(&[&a, &b, "--format", format]);
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert!(common::stderr(&out).contains("--compose"), "{format}");
+        assert_eq!(common::stdout(&out), "");
+    }
+}

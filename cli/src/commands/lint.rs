@@ -34,9 +34,10 @@ pub(crate) struct Args {
     #[arg(long)]
     compose: bool,
     /// Output format on stdout.
-    #[arg(long, value_name = "FORMAT", default_value = "human", value_parser = parse_format)]
-    format: Format,
-    /// Also write FORMAT to PATH (repeatable), e.g. `--report sarif=lint.sarif`.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = FormatArg(Format::Human))]
+    format: FormatArg,
+    /// Also write FORMAT (any `--format` value) to PATH (repeatable), e.g.
+    /// `--report sarif=lint.sarif`.
     #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report)]
     report: Vec<(Format, PathBuf)>,
     /// Drop a rule's findings (repeatable).
@@ -60,8 +61,36 @@ pub(crate) struct Args {
     write_baseline: Option<PathBuf>,
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse()
+/// A `--format` value: one of the lint's renderers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FormatArg(Format);
+
+/// Every format, in `Format::ALL`'s order; sized by it, so a format added
+/// to the lint is offered here (and listed by `--help` and docs/cli.md).
+const FORMAT_ARGS: [FormatArg; Format::ALL.len()] = {
+    let mut args = [FormatArg(Format::Human); Format::ALL.len()];
+    let mut i = 0;
+    while i < args.len() {
+        args[i] = FormatArg(Format::ALL[i]);
+        i += 1;
+    }
+    args
+};
+
+impl clap::ValueEnum for FormatArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FORMAT_ARGS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self.0 {
+            Format::Human => "Each finding with its source line marked, then a summary",
+            Format::Json => "One JSON document (`findings` and `summary`)",
+            Format::Sarif => "SARIF 2.1.0, for GitHub code scanning",
+            Format::Github => "GitHub Actions annotations (`::warning file=...::...`)",
+        };
+        Some(clap::builder::PossibleValue::new(self.0.as_str()).help(help))
+    }
 }
 
 fn parse_report(s: &str) -> Result<(Format, PathBuf), String> {
@@ -285,7 +314,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         .with_context(|| format!("cannot write the {format} report {}", path.display()))?;
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = match args.format {
+    let written = match args.format.0 {
         // Streamed: many findings make tens of megabytes of JSON.
         Format::Json => render::write_json(&findings, files_linted, &mut out),
         Format::Human => out.write_all(

@@ -16,32 +16,50 @@
 //! as the definitions are made; `human` prints the "AI exposure" table;
 //! `mcp` (a `tools/list` result), `openai` and `anthropic` (the `tools`
 //! array of a request) print the registered tools as that API takes them,
-//! with warnings on stderr. JSON is compact, one document per run, ending
-//! with a newline.
+//! with warnings on stderr. JSON is compact, one document per line.
 //!
-//! Exit codes: 0 whatever was skipped (skips are information), 2 when the
-//! file or the command line is unusable.
+//! Several files are materialised each on its own, as a runtime serving
+//! only that file would: `human` prints one table per file, `json` one
+//! document per file and line, in the order given, each starting with a
+//! `"file"` key. With `--compose` they are composed into one stack first
+//! (`objectstack_spec::compose`: collections concatenated in file order),
+//! as a runtime serving all of them would; a name that two files define is
+//! reported on stderr. The model API formats print one tools list, so they
+//! take several files only with `--compose`.
+//!
+//! Exit codes: 0 whatever was skipped (skips are information), 1 when the
+//! composition has errors (a name two files define), 2 when a file or the
+//! command line is unusable.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
 use objectstack_bridge::materialise::{
-    Event, Materialised, Registration, SkipCode, Wiring, materialise_document,
+    Event, Location, Materialised, Registration, SkipCode, Wiring, materialise_document,
     materialise_document_each,
 };
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
+use objectstack_spec::compose::{Composition, Source, compose};
 use objectstack_spec::json::{self, Arena};
+use objectstack_spec::path::JsonPath;
 use objectstack_spec::text::{line_safe, terminal_safe};
 
 use crate::table::pad;
-use crate::{EXIT_OK, EXIT_UNUSABLE};
+use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 
 /// Arguments of `objectstack-ai tools`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The stack file (JSON, e.g. `dist/objectstack.json`).
-    file: PathBuf,
+    /// Stack files (JSON, e.g. `dist/objectstack.json`); each is
+    /// materialised on its own unless `--compose` is given.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Materialise the composition of all the files as one stack
+    /// (collections concatenated in file order), as a runtime serving all
+    /// of them would.
+    #[arg(long)]
+    compose: bool,
     /// Wire an automation service, so `flow` actions can run.
     #[arg(long)]
     automation: bool,
@@ -95,9 +113,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!("error: --api-base-url {}: {why}", line_safe(url));
         return Ok(EXIT_UNUSABLE);
     }
-    let file = crate::input::read_text(&args.file)?;
-    let arena = Arena::new();
-    let document = file.tree(&arena)?;
+    let several = args.files.len() > 1;
+    if several && !args.compose && !matches!(args.format, Format::Json | Format::Human) {
+        eprintln!(
+            "error: --format {} prints one tools list, for one runtime: add --compose to \
+             materialise the files as one stack, or run once per file",
+            format_name(args.format)
+        );
+        return Ok(EXIT_UNUSABLE);
+    }
     let wiring = Wiring {
         automation: args.automation,
         api_client: args.api || args.api_base_url.is_some(),
@@ -105,43 +129,65 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let written = if args.format == Format::Json {
-        // Streamed: each definition is written and dropped as it is made.
-        stream_json(&mut out, document, &arena, &wiring)
-    } else {
-        let materialised = materialise_document(document, &arena, Some(&wiring), &|_| false);
-        let written = match args.format {
-            Format::Human => {
-                // Names come from the document: escape what a terminal
-                // would act on.
-                let mut table = Vec::new();
-                write_human(&mut table, &args, &wiring, &materialised).and_then(|()| {
-                    let table = String::from_utf8_lossy(&table);
-                    out.write_all(terminal_safe(&table).as_bytes())
-                })
-            }
-            Format::Mcp => {
-                let projected = mcp::tools(&materialised.registered);
-                notes(&materialised, &projected.warnings);
-                write_json(&mut out, &serde_json::json!({ "tools": projected.tools }))
-            }
-            Format::Openai => {
-                let projected = openai::tools(materialised.definitions());
-                notes(&materialised, &projected.warnings);
-                write_json(&mut out, &projected.tools)
-            }
-            // Not reached (JSON is streamed above); the same bytes.
-            Format::Json => write_json(&mut out, &materialised),
-            Format::Anthropic => {
-                let options = anthropic::Options {
-                    strict: args.strict,
-                };
-                let projected = anthropic::tools(materialised.definitions(), options);
-                notes(&materialised, &projected.warnings);
-                write_json(&mut out, &projected.tools)
-            }
+    let mut code = EXIT_OK;
+    let written = if several && args.compose {
+        let Some((names, composition)) = composed(&args.files) else {
+            return Ok(EXIT_UNUSABLE);
         };
-        std::mem::forget(materialised);
+        if report_composition(&names, &composition) {
+            code = EXIT_FINDINGS;
+        }
+        let arena = Arena::new();
+        let document = json::Map::from_serde(&composition.stack, &arena);
+        let view = View {
+            title: format!("the composition of {}", names.join(", ")),
+            file: None,
+            origin: Some((&composition, &names)),
+        };
+        let written = emit(&mut out, &args, &wiring, document, &arena, &view);
+        // Large documents: the process is about to exit.
+        std::mem::forget(arena);
+        std::mem::forget(composition);
+        written
+    } else {
+        let mut written = Ok(());
+        for (i, path) in args.files.iter().enumerate() {
+            let file = match crate::input::read_text(path) {
+                Ok(file) => file,
+                Err(err) => {
+                    eprintln!("error: {}", line_safe(&format!("{err:#}")));
+                    code = EXIT_UNUSABLE;
+                    continue;
+                }
+            };
+            let arena = Arena::new();
+            let document = match file.tree(&arena) {
+                Ok(document) => document,
+                Err(err) => {
+                    eprintln!("error: {}", line_safe(&format!("{err:#}")));
+                    code = EXIT_UNUSABLE;
+                    continue;
+                }
+            };
+            let view = View {
+                title: path.display().to_string(),
+                file: several.then(|| path.display().to_string()),
+                origin: None,
+            };
+            if several && args.format == Format::Human && i > 0 {
+                written = writeln!(out);
+            }
+            if written.is_ok() {
+                written = emit(&mut out, &args, &wiring, document, &arena, &view);
+            }
+            // The document can be large and the process is about to exit:
+            // skip freeing it.
+            std::mem::forget(arena);
+            std::mem::forget(file);
+            if written.is_err() {
+                break;
+            }
+        }
         written
     };
     match written.and_then(|()| out.flush()) {
@@ -150,11 +196,149 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
         Err(err) => return Err(err).context("cannot write the output"),
     }
-    // The document can be large and the process is about to exit: skip
-    // freeing it.
-    std::mem::forget(arena);
-    std::mem::forget(file);
-    Ok(EXIT_OK)
+    Ok(code)
+}
+
+/// What one run prints about: a file, or the composition of several.
+struct View<'a> {
+    /// What the human table is "the AI exposure of".
+    title: String,
+    /// The file name JSON output starts with (several files, not composed).
+    file: Option<String>,
+    /// For a composition: where each composed entry came from, and the
+    /// file names.
+    origin: Option<(&'a Composition, &'a [String])>,
+}
+
+impl View<'_> {
+    /// The file an action at `location` of the composition came from.
+    fn source_of(&self, location: &Location) -> Option<&str> {
+        let (composition, names) = self.origin?;
+        let path = match location.object {
+            Some(o) => JsonPath::root().key("objects").index(o),
+            None => JsonPath::root().key("actions").index(location.action),
+        };
+        let (source, _) = composition.origin(&path)?;
+        names.get(source).map(String::as_str)
+    }
+}
+
+/// Reads and composes several files, or says what cannot be read (then
+/// nothing is composed: a composition missing a file is not the runtime's).
+fn composed(files: &[PathBuf]) -> Option<(Vec<String>, Composition)> {
+    let mut documents = Vec::new();
+    let mut unusable = 0usize;
+    for path in files {
+        match crate::input::read_document(path) {
+            Ok(document) => documents.push((path.display().to_string(), document)),
+            Err(err) => {
+                unusable += 1;
+                eprintln!("error: {}", line_safe(&format!("{err:#}")));
+            }
+        }
+    }
+    if unusable > 0 {
+        eprintln!(
+            "error: not composing: {unusable} file(s) could not be read, and a composition \
+             without them is not what the runtime serves; fix them and run again"
+        );
+        return None;
+    }
+    let sources: Vec<Source<'_>> = documents
+        .iter()
+        .map(|(name, document)| Source {
+            name,
+            stack: &document.root,
+        })
+        .collect();
+    let composition = compose(&sources);
+    let names = documents.iter().map(|(name, _)| name.clone()).collect();
+    drop(sources);
+    // The process is about to exit: skip freeing large documents.
+    std::mem::forget(documents);
+    Some((names, composition))
+}
+
+/// Prints the composition's diagnostics on stderr; whether one is an
+/// error.
+fn report_composition(names: &[String], composition: &Composition) -> bool {
+    let mut errors = false;
+    for d in &composition.diagnostics {
+        errors |= d.is_error();
+        let file = d
+            .source
+            .and_then(|s| names.get(s))
+            .map_or_else(String::new, |name| format!("{name}: "));
+        let at = if d.path.is_root() {
+            String::new()
+        } else {
+            format!("{}: ", d.path)
+        };
+        eprintln!(
+            "{}[{}]: {}",
+            d.severity,
+            d.id,
+            line_safe(&format!("{file}{at}{}", d.message))
+        );
+        eprintln!("  = fix: {}", line_safe(&d.fix));
+    }
+    errors
+}
+
+/// The name `--format` takes for `format`.
+fn format_name(format: Format) -> String {
+    clap::ValueEnum::to_possible_value(&format)
+        .map_or_else(String::new, |v| v.get_name().to_owned())
+}
+
+/// Materialises one stack and prints it in the chosen format.
+fn emit<'a>(
+    out: &mut impl Write,
+    args: &Args,
+    wiring: &Wiring,
+    document: &'a json::Map<'a>,
+    arena: &'a Arena,
+    view: &View<'_>,
+) -> io::Result<()> {
+    if args.format == Format::Json {
+        // Streamed: each definition is written and dropped as it is made.
+        return stream_json(out, document, arena, wiring, view.file.as_deref());
+    }
+    let materialised = materialise_document(document, arena, Some(wiring), &|_| false);
+    let written = match args.format {
+        Format::Human => {
+            // Every field is escaped as it is written (`write_human`); this
+            // pass over the table is a second guard, and copies nothing
+            // when all is well.
+            let mut table = Vec::new();
+            write_human(&mut table, view, wiring, &materialised).and_then(|()| {
+                let table = String::from_utf8_lossy(&table);
+                out.write_all(terminal_safe(&table).as_bytes())
+            })
+        }
+        Format::Mcp => {
+            let projected = mcp::tools(&materialised.registered);
+            notes(&materialised, &projected.warnings);
+            write_json(out, &serde_json::json!({ "tools": projected.tools }))
+        }
+        Format::Openai => {
+            let projected = openai::tools(materialised.definitions());
+            notes(&materialised, &projected.warnings);
+            write_json(out, &projected.tools)
+        }
+        // Not reached (JSON is streamed above); the same bytes.
+        Format::Json => write_json(out, &materialised),
+        Format::Anthropic => {
+            let options = anthropic::Options {
+                strict: args.strict,
+            };
+            let projected = anthropic::tools(materialised.definitions(), options);
+            notes(&materialised, &projected.warnings);
+            write_json(out, &projected.tools)
+        }
+    };
+    std::mem::forget(materialised);
+    written
 }
 
 /// Writes `{"registered": [...], "skipped": [...], "warnings": [...]}`
@@ -165,8 +349,15 @@ fn stream_json<'a>(
     stack: &'a json::Map<'a>,
     arena: &'a Arena,
     wiring: &Wiring,
+    file: Option<&str>,
 ) -> io::Result<()> {
-    out.write_all(b"{\"registered\":[")?;
+    out.write_all(b"{")?;
+    if let Some(file) = file {
+        out.write_all(b"\"file\":")?;
+        serde_json::to_writer(&mut *out, file).map_err(io::Error::from)?;
+        out.write_all(b",")?;
+    }
+    out.write_all(b"\"registered\":[")?;
     let mut first = true;
     let mut failed: Option<io::Error> = None;
     let mut skipped = Vec::new();
@@ -247,16 +438,12 @@ struct Row {
 
 fn write_human(
     out: &mut impl Write,
-    args: &Args,
+    view: &View<'_>,
     wiring: &Wiring,
     m: &Materialised<'_>,
 ) -> io::Result<()> {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
-    writeln!(
-        out,
-        "AI exposure of {}",
-        line_safe(&args.file.display().to_string())
-    )?;
+    writeln!(out, "AI exposure of {}", line_safe(&view.title))?;
     writeln!(
         out,
         "wiring: automation {}, API client {}, approval queue {}",
@@ -360,7 +547,7 @@ fn write_human(
                 out,
                 "  {} ({}) [{}]: {}",
                 qualified(s.object.as_deref(), &s.action),
-                line_safe(&s.location.to_string()),
+                line_safe(&located(view, &s.location)),
                 s.code,
                 line_safe(&s.reason)
             )?;
@@ -374,13 +561,22 @@ fn write_human(
                 out,
                 "  {} ({}) [{}]: {}",
                 qualified(w.object.as_deref(), &w.action),
-                line_safe(&w.location.to_string()),
+                line_safe(&located(view, &w.location)),
                 w.code,
                 line_safe(&w.warning)
             )?;
         }
     }
     Ok(())
+}
+
+/// An action's place: its lenient path, and in a composition the file it
+/// came from.
+fn located(view: &View<'_>, location: &Location) -> String {
+    match view.source_of(location) {
+        Some(file) => format!("{location} of the composition, from {file}"),
+        None => location.to_string(),
+    }
 }
 
 /// What would make a skipped action register, in a few words.
