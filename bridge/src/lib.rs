@@ -14,3 +14,8 @@ pub mod approval;
 pub mod materialise;
 pub mod projection;
 pub mod runtime;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

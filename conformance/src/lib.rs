@@ -433,3 +433,8 @@ mod tests {
         assert_materialised(&stack(), &["action_ship", "action_cancel"], Approval::Wired);
     }
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -124,3 +124,8 @@ pub fn documentation(id: &str) -> Option<(Severity, String, String)> {
 pub fn nearest_rule_id(id: &str) -> Option<&'static str> {
     universe::nearest(id, rule_ids())
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

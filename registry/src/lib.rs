@@ -819,3 +819,8 @@ impl Message {
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
