@@ -67,13 +67,32 @@ pub fn command() -> clap::Command {
 
 /// Parses the process arguments, runs the command and returns the exit code.
 pub fn run() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(err) => {
             let code = if err.use_stderr() {
                 EXIT_UNUSABLE
             } else {
                 EXIT_OK
+            };
+            // clap quotes a wrong value as it was typed: one holding a
+            // newline or a control would forge lines or drive the terminal.
+            // The same parse over the escaped arguments fails the same way,
+            // and says so with the value escaped.
+            let escaped = |a: &std::ffi::OsString| {
+                objectstack_spec::text::line_safe(&a.to_string_lossy()).into_owned()
+            };
+            let err = if err.use_stderr()
+                && args
+                    .iter()
+                    .any(|a| a.to_str().is_none_or(|s| escaped(a) != s))
+            {
+                Cli::try_parse_from(args.iter().map(escaped))
+                    .err()
+                    .unwrap_or(err)
+            } else {
+                err
             };
             let _ = err.print();
             return ExitCode::from(code);

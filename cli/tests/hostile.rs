@@ -377,4 +377,15 @@ fn explain_and_usage_errors_escape_what_was_typed() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_terminal_safe("conform --package", &both(&out));
+    // A wrong value clap rejects is quoted in its message.
+    for args in [
+        &["lint", "--format", EVIL][..],
+        &["tools", "x.json", "--format", EVIL],
+        &[EVIL],
+    ] {
+        let out = bin().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains("pwned"), "{}", stderr(&out));
+        assert_terminal_safe(&format!("{args:?}"), &both(&out));
+    }
 }
