@@ -21,9 +21,14 @@ fn closed_pipe() -> PipeWriter {
 }
 
 /// Every command, each with arguments that make it print on stdout or
-/// stderr (or both).
-fn every_command() -> Vec<Vec<String>> {
-    let dump = temp_file("hostile", "dump.json", r#"["list_objects"]"#);
+/// stderr (or both); `test` names the files it writes (tests run in
+/// parallel).
+fn every_command(test: &str) -> Vec<Vec<String>> {
+    let dump = temp_file(
+        "hostile",
+        &format!("{test}-dump.json"),
+        r#"["list_objects"]"#,
+    );
     let missing_db = std::env::temp_dir().join("objectstack-hostile-no-such.db");
     let owned = |args: &[&str]| args.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     vec![
@@ -81,7 +86,7 @@ fn assert_no_panic(args: &[String], what: &str, expected: Option<i32>, out: &Out
 
 #[test]
 fn a_closed_stdout_never_panics() {
-    for args in every_command() {
+    for args in every_command("stdout") {
         let expected = bin().args(&args).output().unwrap().status.code();
         let out = bin()
             .args(&args)
@@ -95,7 +100,7 @@ fn a_closed_stdout_never_panics() {
 
 #[test]
 fn a_closed_stderr_never_panics() {
-    for args in every_command() {
+    for args in every_command("stderr") {
         let expected = bin().args(&args).output().unwrap().status.code();
         let out = bin()
             .args(&args)
@@ -109,7 +114,7 @@ fn a_closed_stderr_never_panics() {
 
 #[test]
 fn both_closed_as_in_2_and_1_into_head_never_panics() {
-    for args in every_command() {
+    for args in every_command("both") {
         let expected = bin().args(&args).output().unwrap().status.code();
         let pipe = closed_pipe();
         let out = bin()

@@ -293,16 +293,16 @@ fn names_that_would_drive_a_terminal_are_escaped_in_the_human_view() {
 }
 
 /// Two stacks: an object's action in one, a stack-level action in the
-/// other.
-fn two_stacks() -> (String, String) {
+/// other (written under names of `test`'s own: tests run in parallel).
+fn two_stacks(test: &str) -> (String, String) {
     let a = temp_stack(
-        "compose-a.json",
+        &format!("{test}-a.json"),
         r#"{"objects": [{"name": "task", "actions": [{"name": "complete", "type": "script",
             "target": "completeTask", "ai": {"exposed": true,
             "description": "Mark one task as complete when the user says it is done."}}]}]}"#,
     );
     let b = temp_stack(
-        "compose-b.json",
+        &format!("{test}-b.json"),
         r#"{"actions": [{"name": "archive", "type": "script", "target": "archiveAll",
             "ai": {"exposed": true,
             "description": "Archive every completed task when the user asks to tidy up."}},
@@ -316,7 +316,7 @@ fn two_stacks() -> (String, String) {
 
 #[test]
 fn several_files_are_materialised_each_on_its_own() {
-    let (a, b) = two_stacks();
+    let (a, b) = two_stacks("several");
     let out = run(&[&a, &b]);
     let text = common::stdout_ok(&out);
     let lines: Vec<Value> = text
@@ -345,7 +345,7 @@ fn several_files_are_materialised_each_on_its_own() {
 
 #[test]
 fn compose_materialises_the_files_as_one_stack() {
-    let (a, b) = two_stacks();
+    let (a, b) = two_stacks("compose");
     let v = stdout_json(&run(&[&a, &b, "--compose"]));
     assert_eq!(
         v.as_object().unwrap().keys().collect::<Vec<_>>(),
@@ -372,7 +372,7 @@ fn compose_materialises_the_files_as_one_stack() {
 
 #[test]
 fn compose_reports_a_name_two_files_define_and_exits_1() {
-    let (a, _) = two_stacks();
+    let (a, _) = two_stacks("duplicate");
     let out = run(&[&a, &a, "--compose"]);
     assert_eq!(out.status.code(), Some(1));
     let err = common::stderr(&out);
@@ -390,7 +390,7 @@ fn compose_reports_a_name_two_files_define_and_exits_1() {
 
 #[test]
 fn a_model_api_format_takes_several_files_only_composed() {
-    let (a, b) = two_stacks();
+    let (a, b) = two_stacks("projection");
     for format in ["mcp", "openai", "anthropic"] {
         let out = run(&[&a, &b, "--format", format]);
         assert_eq!(out.status.code(), Some(2), "{format}");
