@@ -45,12 +45,11 @@ impl ApiScope<'_> {
     /// credentials belong; otherwise what is wrong with it and how to fix
     /// it (the target is quoted with its userinfo redacted).
     pub fn check(&self, target: &str) -> Result<(), String> {
-        let shown = redact::url(target);
+        let shown = visible(&redact::url(target));
         let refuse = |what: &str, fix: &str| {
             Err(format!(
-                "the api `target` `{}` {what}, so the request and the API client's credentials \
-                 could reach another server or path than the base URL; {fix}",
-                shown.escape_debug()
+                "the api `target` `{shown}` {what}: the request, with the API client's \
+                 credentials, could go to another server or path than the base URL; {fix}"
             ))
         };
         let relative = "write a path relative to the base URL (`tasks/complete`)";
@@ -91,7 +90,7 @@ impl ApiScope<'_> {
                 };
                 if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
                     return refuse(
-                        &format!("uses the `{scheme}:` scheme; only http and https are sent"),
+                        &format!("uses the `{scheme}:` scheme, and only http and https are sent"),
                         relative,
                     );
                 }
@@ -152,6 +151,20 @@ impl ApiScope<'_> {
         }
         Ok(())
     }
+}
+
+/// `s` with its control characters escaped (`\t`, `\n`, `\u{1b}`), so a
+/// reason shows what a parser would see.
+fn visible(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The scheme of `s` when it starts with one (`ftp` in `ftp://x`, `tasks`
@@ -229,7 +242,7 @@ pub(crate) fn unsendable(action: &json::Map<'_>, row_context: bool) -> Option<St
         return because(format!(
             "a query cannot nest the params under `bodyShape.wrap` (`{}`): remove `bodyShape`, \
              or use a method with a body",
-            wrap.escape_debug()
+            visible(wrap)
         ));
     }
     if let Some(extra) = action.get("bodyExtra").and_then(json::Value::as_object) {
@@ -238,7 +251,7 @@ pub(crate) fn unsendable(action: &json::Map<'_>, row_context: bool) -> Option<St
                 return because(format!(
                     "`bodyExtra.{}` is not a string, number, boolean or list of them: make it \
                      one, or use a method with a body",
-                    key.escape_debug()
+                    visible(key)
                 ));
             }
         }
@@ -284,7 +297,7 @@ pub(crate) fn unsendable_parameters(parameters: &Map<String, Value>) -> Option<S
             return Some(format!(
                 "a `GET` or `DELETE` sends its data in the query string, and parameter `{}` is \
                  not declared as a string, number, integer, boolean or array of them",
-                name.escape_debug()
+                visible(name)
             ));
         }
     }
@@ -366,6 +379,20 @@ mod tests {
             let err = s.check(t).expect_err(t);
             assert!(err.contains(why), "{t:?}: {err}");
         }
+    }
+
+    #[test]
+    fn reasons_show_the_target_as_written_with_control_characters_escaped() {
+        let err = ApiScope::default().check("\\\\evil\\x").unwrap_err();
+        assert!(
+            err.starts_with("the api `target` `\\\\evil\\x` contains"),
+            "{err}"
+        );
+        let err = ApiScope::default().check("\t//evil\u{1b}[2J").unwrap_err();
+        assert!(
+            err.starts_with("the api `target` `\\t//evil\\u{1b}[2J` contains"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -129,7 +129,9 @@ impl HttpApiClient {
     /// A client built from a `reqwest::ClientBuilder` you configured (TLS,
     /// proxies, pool). The redirect policy and `Referer` are set here, over
     /// whatever the builder says, so that credentials cannot follow a
-    /// redirect elsewhere.
+    /// redirect elsewhere. Give credentials in
+    /// [`HttpClientOptions::headers`], not as the builder's default
+    /// headers: those would go to allowed origins too.
     pub fn with_builder(
         builder: reqwest::ClientBuilder,
         options: HttpClientOptions,
@@ -311,7 +313,7 @@ fn human(d: Duration) -> String {
     let ms = d.as_millis();
     if ms == 0 {
         format!("{d:?}")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else if ms > 1000 {
         format!("{} s", d.as_secs_f64())
