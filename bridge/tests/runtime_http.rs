@@ -666,7 +666,9 @@ async fn an_approved_delete_sends_the_record_id_it_was_approved_with() {
          "ai": {"exposed": true, "description": "Deletes the task the user is looking at."}},
         {"name": "search", "type": "api", "method": "get", "target": "tasks?limit=5",
          "params": [{"name": "status", "type": "text"}, {"name": "tags", "type": "tags"},
-                    {"name": "n", "type": "number"}, {"name": "done", "type": "boolean"}],
+                    {"name": "n", "type": "number"}, {"name": "done", "type": "boolean"},
+                    // An array with no string option has no `items`: it still registers.
+                    {"name": "codes", "type": "multiselect", "options": [{"value": 1}]}],
          "bodyExtra": {"source": "ai"},
          "ai": {"exposed": true, "description": "Finds the tasks that match what the user asks."}}
     ]}]}));

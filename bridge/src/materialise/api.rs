@@ -271,32 +271,34 @@ pub(crate) fn unsendable(action: &json::Map<'_>, row_context: bool) -> Option<St
 }
 
 /// Why a host's `parameters` schema for a `GET` or `DELETE` `api` action
-/// admits arguments a query string cannot carry, if it does: a property
-/// that is not a string, number, integer, boolean (or `null`), or an
-/// array of those.
+/// declares arguments a query string cannot carry, if it does: a property
+/// typed `object`, or an array whose `items` are typed `object` or
+/// `array`. (Values the schema leaves open are checked when the call is
+/// made: one that does not fit is an error, never dropped.)
 pub(crate) fn unsendable_parameters(parameters: &Map<String, Value>) -> Option<String> {
-    let name_ok = |t: &Value| {
-        matches!(
-            t.as_str(),
-            Some("string" | "number" | "integer" | "boolean" | "null")
-        )
-    };
-    // A type name, or a list of them (`["string", "null"]`).
-    let scalar = |t: Option<&Value>| match t {
-        Some(Value::Array(types)) => !types.is_empty() && types.iter().all(name_ok),
-        Some(t) => name_ok(t),
-        None => false,
+    // Whether a `type` (a name or a list of names) admits one of `names`.
+    let admits = |t: Option<&Value>, names: &[&str]| match t {
+        Some(Value::String(t)) => names.contains(&t.as_str()),
+        Some(Value::Array(types)) => types
+            .iter()
+            .any(|t| t.as_str().is_some_and(|t| names.contains(&t))),
+        _ => false,
     };
     let properties = parameters.get("properties").and_then(Value::as_object)?;
     for (name, schema) in properties {
         let ty = schema.get("type");
-        let ok = scalar(ty)
-            || (ty.and_then(Value::as_str) == Some("array")
-                && scalar(schema.get("items").and_then(|i| i.get("type"))));
-        if !ok && name != "recordId" {
+        let nested = admits(ty, &["object"])
+            || (admits(ty, &["array"])
+                && admits(
+                    schema.get("items").and_then(|i| i.get("type")),
+                    &["object", "array"],
+                ));
+        if nested {
             return Some(format!(
                 "a `GET` or `DELETE` sends its data in the query string, and parameter `{}` is \
-                 not declared as a string, number, integer, boolean or array of them",
+                 declared as an object or a list of lists or objects, which a query cannot \
+                 carry: make it a string, number, boolean or list of them, or use a method with \
+                 a body",
                 visible(name)
             ));
         }
@@ -486,16 +488,16 @@ mod tests {
             unsendable_parameters(&schema(serde_json::json!({
                 "recordId": {"type": "string"}, "n": {"type": "integer"},
                 "tags": {"type": "array", "items": {"type": "string"}},
+                "open": {"type": "array"}, "any": {},
                 "maybe": {"type": ["string", "null"]}
             }))),
             None
         );
         for bad in [
             serde_json::json!({"f": {"type": "object"}}),
-            serde_json::json!({"f": {}}),
-            serde_json::json!({"f": {"type": "array"}}),
-            serde_json::json!({"f": {"type": "array", "items": {"type": "object"}}}),
             serde_json::json!({"f": {"type": ["object", "null"]}}),
+            serde_json::json!({"f": {"type": "array", "items": {"type": "object"}}}),
+            serde_json::json!({"f": {"type": "array", "items": {"type": ["array"]}}}),
         ] {
             assert!(
                 unsendable_parameters(&schema(bad.clone())).is_some(),
