@@ -655,11 +655,9 @@ fn stored_text_cannot_forge_a_line() {
         .lines()
         .filter(|l| l.trim_start().starts_with("input sha256:"))
         .collect();
-    assert_eq!(
-        hashes,
-        [format!("  input sha256: {}", f.rows[0].input_sha256).as_str()],
-        "{shown}"
-    );
+    assert_eq!(hashes.len(), 1, "{shown}");
+    assert!(hashes[0].starts_with("  input sha256: "), "{shown}");
+    assert!(hashes[0].ends_with(&f.rows[0].input_sha256), "{shown}");
     assert_eq!(
         shown.lines().filter(|l| l.starts_with("  state:")).count(),
         1,
