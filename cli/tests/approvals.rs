@@ -716,3 +716,24 @@ fn with_format_json_store_errors_are_json_too() {
     let json: Value = serde_json::from_str(&text(&out, 2)).unwrap();
     assert_eq!(json["error"]["code"], "unusable");
 }
+
+#[test]
+fn with_format_json_a_bad_option_value_is_a_json_error() {
+    let f = fixture("jsonusage");
+    for (args, needle) in [
+        (&["--format", "json", "list", "--state", "done"][..], "--state: unknown state `done`"),
+        (&["--format", "json", "list", "--limit", "0"], "--limit must be at least 1"),
+        (&["--format", "json", "expire", "--older-than", "24"], "--older-than: `24` ends without a unit"),
+    ] {
+        let out = run(&f.db, args);
+        let json: Value = serde_json::from_str(&text(&out, 2))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)));
+        assert_eq!(json["error"]["code"], "usage", "{json}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(message.contains(needle), "{message}");
+    }
+    // In text, the same on stderr.
+    let out = run(&f.db, &["list", "--state", "done"]);
+    text(&out, 2);
+    assert!(stderr(&out).starts_with("error: --state: unknown state `done`"), "{}", stderr(&out));
+}

@@ -58,7 +58,7 @@ pub(crate) struct Args {
     /// The approval queue file (SQLite) the host writes.
     #[arg(long, value_name = "FILE")]
     db: PathBuf,
-    /// Output format.
+    /// Output format. With `json`, errors are JSON on stdout too.
     #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
     format: Format,
     #[command(subcommand)]
@@ -77,21 +77,40 @@ enum Format {
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
     /// List pending actions, oldest first.
+    ///
+    /// Reads only: the file is opened read-only, nothing is created beside
+    /// it, no write lock is taken and an older schema is not upgraded, so
+    /// anyone who can read the file can list it while hosts write it.
     List {
         /// Only this state (pending, approved, rejected, expired, cancelled,
         /// executing, executed, failed, in_doubt).
-        #[arg(long, value_parser = parse_state)]
-        state: Option<State>,
+        // Read as text and checked in `run`, so that with `--format json`
+        // a bad value is a JSON error like every other.
+        #[arg(long, value_name = "STATE")]
+        state: Option<String>,
         /// At most this many.
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long)]
         limit: Option<u64>,
     },
     /// Show one pending action in full, with the input and its SHA-256.
+    ///
+    /// It also shows the executable sha256: the digest of the tool as
+    /// registered when the call was proposed (target or body, method,
+    /// patch, parameter schema, ...). The host refuses to execute an
+    /// approval whose tool has changed since ("the action changed since it
+    /// was approved"), and one queued before digests were recorded. Each
+    /// stored value stays on its line, newlines and control characters
+    /// escaped. Reads only, like `list`.
     Show {
         /// The pending action's id.
         id: String,
     },
     /// Approve a pending action; the host executes it.
+    ///
+    /// Approving records the decision only. The host process that
+    /// registers the action's tool executes approved actions on its own
+    /// schedule (`ToolRegistry::execute_approved`), once, under the
+    /// proposer.
     Approve {
         /// The pending action's id.
         id: String,
@@ -116,10 +135,14 @@ enum Sub {
     },
     /// Expire pending actions older than a duration, and mark claims whose
     /// lease ran out as in_doubt.
+    ///
+    /// Nothing expires on its own: run this from cron (for example
+    /// `expire --older-than 24h`, hourly), or have the host call
+    /// `ApprovalQueue::expire_older_than` on its timer.
     Expire {
         /// Age, as `90s`, `15m`, `24h`, `7d`, `1h30m`.
-        #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-        older_than: Duration,
+        #[arg(long, value_name = "DURATION")]
+        older_than: String,
         /// Who expires them (recorded).
         #[arg(long, default_value = EXPIRY_DECIDER)]
         by: String,
@@ -147,6 +170,43 @@ enum ResolveAs {
     Executed,
     /// It did not run (or was undone).
     Failed,
+}
+
+/// The option values clap reads as text, checked before anything is
+/// opened (so that with `--format json` a bad one is a JSON error too).
+#[derive(Debug, Default)]
+struct Values {
+    state: Option<State>,
+    limit: Option<usize>,
+    older_than: Duration,
+}
+
+impl Values {
+    fn of(command: &Sub) -> Result<Values, String> {
+        let mut values = Values::default();
+        match command {
+            Sub::List { state, limit } => {
+                values.state = state
+                    .as_deref()
+                    .map(|s| parse_state(s).map_err(|e| format!("--state: {e}")))
+                    .transpose()?;
+                values.limit = match limit {
+                    None => None,
+                    Some(0) => {
+                        return Err("--limit must be at least 1 (omit it to list every action)"
+                            .to_owned());
+                    }
+                    Some(n) => Some(usize::try_from(*n).unwrap_or(usize::MAX)),
+                };
+            }
+            Sub::Expire { older_than, .. } => {
+                values.older_than =
+                    parse_duration(older_than).map_err(|e| format!("--older-than: {e}"))?;
+            }
+            _ => {}
+        }
+        Ok(values)
+    }
 }
 
 fn parse_state(s: &str) -> Result<State, String> {
@@ -201,6 +261,19 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let json = args.format == Format::Json;
+    let values = match Values::of(&args.command) {
+        Ok(values) => values,
+        Err(message) => {
+            if json {
+                write_stdout(&pretty(
+                    &json!({"error": {"code": "usage", "message": message}}),
+                ))?;
+            } else {
+                eprintln!("error: {}", line_safe(&message));
+            }
+            return Ok(EXIT_UNUSABLE);
+        }
+    };
     // Listing and showing only read; deciding writes (and upgrades an older
     // schema first).
     let reads_only = matches!(args.command, Sub::List { .. } | Sub::Show { .. });
@@ -229,10 +302,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // and the exit code says the queue needs attention.
     let mut unreadable = 0usize;
     let outcome = match args.command {
-        Sub::List { state, limit } => list(
+        Sub::List { .. } => list(
             &queue,
-            state,
-            limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            values.state,
+            values.limit,
             json,
             &mut unreadable,
         ),
@@ -260,7 +333,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 )
             }
         }),
-        Sub::Expire { older_than, by } => expire(&queue, older_than, &by, json),
+        Sub::Expire { by, .. } => expire(&queue, values.older_than, &by, json),
         Sub::Resolve {
             id,
             outcome,
