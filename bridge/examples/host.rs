@@ -312,9 +312,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
              then run this example again (or with --wait 60): the host executes approved \
              actions, since only it has their dispatchers."
         ),
-        State::Approved => println!(
-            "{id} is approved; run this example again to execute it."
-        ),
+        State::Approved => println!("{id} is approved; run this example again to execute it."),
         state => {
             let why = run.purge.error.or(run.purge.reason).unwrap_or_default();
             println!("{id} is {state}. {why}");

@@ -115,7 +115,10 @@ fn an_approval_given_under_v1_is_not_executed_by_a_host_running_v2() {
     }));
     let (row, dispatched) =
         approve_under_then_execute_under(purge(json!({})), v2, json!({"recordId": "t1"}));
-    assert!(dispatched.is_empty(), "v2 ran v1's approval: {dispatched:?}");
+    assert!(
+        dispatched.is_empty(),
+        "v2 ran v1's approval: {dispatched:?}"
+    );
     assert_eq!(row.state, State::Failed);
     let error = row.error.unwrap_or_default();
     assert!(
@@ -145,16 +148,36 @@ fn every_executable_part_is_bound_and_nothing_else() {
         })
     };
     let cases = [
-        ("script target", purge(json!({})), purge(json!({"target": "purge_all"})), false),
+        (
+            "script target",
+            purge(json!({})),
+            purge(json!({"target": "purge_all"})),
+            false,
+        ),
         (
             "script body",
             purge(json!({"target": null, "body": "delete(record)"})),
             purge(json!({"target": null, "body": "deleteAll()"})),
             false,
         ),
-        ("type", purge(json!({})), purge(json!({"type": "flow"})), false),
-        ("api method", api(json!({})), api(json!({"method": "PUT"})), false),
-        ("api target", api(json!({})), api(json!({"target": "tenants/purge"})), false),
+        (
+            "type",
+            purge(json!({})),
+            purge(json!({"type": "flow"})),
+            false,
+        ),
+        (
+            "api method",
+            api(json!({})),
+            api(json!({"method": "PUT"})),
+            false,
+        ),
+        (
+            "api target",
+            api(json!({})),
+            api(json!({"target": "tenants/purge"})),
+            false,
+        ),
         (
             "api body",
             api(json!({})),
@@ -228,7 +251,9 @@ fn a_reused_tool_call_id_never_hands_one_callers_result_to_another() {
             purge(json!({"name": "archive", "target": "archive_one"}))
         ]
     }]}));
-    let queue = Arc::new(ApprovalQueue::new(Arc::new(SqliteStore::open(&db).unwrap())));
+    let queue = Arc::new(ApprovalQueue::new(Arc::new(
+        SqliteStore::open(&db).unwrap(),
+    )));
     let mut registry = ToolRegistry::new(host.services(Some(queue.clone())));
     let (_, refused) = registry.register_stack(&two);
     assert!(refused.is_empty(), "{refused:?}");
@@ -242,7 +267,7 @@ fn a_reused_tool_call_id_never_hands_one_callers_result_to_another() {
     let hash = queue.get(&alice_id).unwrap().input_sha256;
     queue.approve(&alice_id, "operator", &hash).unwrap();
     let report = block(registry.execute_approved(&ExecuteOptions::default())).unwrap();
-    assert_eq!(report.executed, [alice_id.clone()]);
+    assert_eq!(report.executed, std::slice::from_ref(&alice_id));
 
     // Bob, in the same conversation, reuses Alice's tool-call id: his own
     // request is queued; he does not get her result.
@@ -370,10 +395,15 @@ fn a_stored_input_the_current_schema_rejects_is_never_dispatched() {
     let registry = registry(
         &host,
         &db,
-        &stack(purge(json!({"params": [{"name": "note", "type": "text", "required": true}]}))),
+        &stack(purge(
+            json!({"params": [{"name": "note", "type": "text", "required": true}]}),
+        )),
     );
     let queue = queue(&registry);
-    let digest = registry.executable_sha256("action_purge").unwrap().to_owned();
+    let digest = registry
+        .executable_sha256("action_purge")
+        .unwrap()
+        .to_owned();
     assert_eq!(digest.len(), 64);
     assert_eq!(registry.executable_sha256("no_such_tool"), None);
     let mut ids = Vec::new();
@@ -397,7 +427,9 @@ fn a_stored_input_the_current_schema_rejects_is_never_dispatched() {
             })
             .unwrap()
             .action;
-        queue.approve(&row.id, "operator", &row.input_sha256).unwrap();
+        queue
+            .approve(&row.id, "operator", &row.input_sha256)
+            .unwrap();
         ids.push(row.id);
     }
     let report = block(registry.execute_approved(&ExecuteOptions::default())).unwrap();

@@ -68,7 +68,9 @@ fn registry(queue: Arc<ApprovalQueue>, ledger: &Path) -> ToolRegistry {
 
 /// Proposes `n` actions; returns (id, input hash) of each.
 fn propose_all(path: &Path, n: usize) -> Vec<(String, String)> {
-    let queue = Arc::new(ApprovalQueue::new(Arc::new(SqliteStore::open(path).unwrap())));
+    let queue = Arc::new(ApprovalQueue::new(Arc::new(
+        SqliteStore::open(path).unwrap(),
+    )));
     let digest = registry(queue.clone(), &path.with_extension("unused-ledger"))
         .executable_sha256("action_archive")
         .unwrap()

@@ -59,7 +59,10 @@ fn wipe_sha256() -> String {
     registry
         .register_action(script_definition("wipe", true), script_action("wipe", true))
         .unwrap();
-    registry.executable_sha256("action_wipe").unwrap().to_owned()
+    registry
+        .executable_sha256("action_wipe")
+        .unwrap()
+        .to_owned()
 }
 
 fn propose(queue: &ApprovalQueue, i: usize) -> PendingAction {

@@ -557,7 +557,10 @@ fn a_read_only_store_reads_and_refuses_to_write() {
     assert!(store.is_read_only());
     let q = ApprovalQueue::new(store.clone());
     let row = q.get(&id).unwrap();
-    assert_eq!(q.list(&ListFilter::default()).unwrap().rows, [row.clone()]);
+    assert_eq!(
+        q.list(&ListFilter::default()).unwrap().rows,
+        std::slice::from_ref(&row)
+    );
     let err = q.approve(&id, "alice", &row.input_sha256).unwrap_err();
     assert!(
         matches!(err, ApprovalError::Store(StoreError::ReadOnly { .. })),
@@ -567,7 +570,10 @@ fn a_read_only_store_reads_and_refuses_to_write() {
     assert!(err.to_string().contains("opened read-only"), "{err}");
     store.integrity_check().unwrap();
     drop((q, store));
-    assert!(std::fs::read(&path).unwrap() == before, "the file was written");
+    assert!(
+        std::fs::read(&path).unwrap() == before,
+        "the file was written"
+    );
     let mut names: Vec<String> = std::fs::read_dir(&*dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -581,7 +587,11 @@ fn a_read_only_store_reads_and_refuses_to_write() {
     assert!(matches!(err, StoreError::Missing { .. }), "{err}");
     assert!(!missing.exists());
     let junk = dir.join("junk.db");
-    std::fs::write(&junk, b"not a database, not even close, no no no no no no no no").unwrap();
+    std::fs::write(
+        &junk,
+        b"not a database, not even close, no no no no no no no no",
+    )
+    .unwrap();
     let err = SqliteStore::open_read_only(&junk).unwrap_err();
     assert!(matches!(err, StoreError::NotAQueue { .. }), "{err}");
     let empty = dir.join("empty.db");
@@ -595,7 +605,10 @@ fn a_read_only_store_reads_and_refuses_to_write() {
         .pragma_update(None, "user_version", 9)
         .unwrap();
     let err = SqliteStore::open_read_only(&newer).unwrap_err();
-    assert!(matches!(err, StoreError::SchemaTooNew { found: 9, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::SchemaTooNew { found: 9, .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -623,8 +636,14 @@ fn an_old_wal_queue_is_read_as_a_snapshot_that_notices_a_writer() {
     // instead of answering from a file that changed under it.
     drop(sqlite_queue(&path));
     let err = q.get("pa_000000000000000000000001").unwrap_err();
-    assert!(err.to_string().contains("changed while it was being read"), "{err}");
+    assert!(
+        err.to_string().contains("changed while it was being read"),
+        "{err}"
+    );
     // Reopened, it reads the upgraded file.
     let q = ApprovalQueue::new(Arc::new(SqliteStore::open_read_only(&path).unwrap()));
-    assert_eq!(q.get("pa_000000000000000000000001").unwrap().state, State::Pending);
+    assert_eq!(
+        q.get("pa_000000000000000000000001").unwrap().state,
+        State::Pending
+    );
 }

@@ -64,7 +64,9 @@ fn the_host_example_leaves_its_pending_action_for_an_operator_then_executes_it()
     let db = dir.join("approvals.db");
 
     // First run: the purge is queued and left pending in the file.
-    let first = rt.block_on(host::run_with_queue(&db, Duration::ZERO)).unwrap();
+    let first = rt
+        .block_on(host::run_with_queue(&db, Duration::ZERO))
+        .unwrap();
     assert_eq!(first.purge.state, State::Pending);
     assert_eq!(first.transcript[4].1["status"], "pending_approval");
     let id = first.purge.id.clone();
@@ -89,9 +91,15 @@ fn the_host_example_leaves_its_pending_action_for_an_operator_then_executes_it()
     let second = rt
         .block_on(host::run_with_queue(&db, Duration::from_secs(10)))
         .unwrap();
-    assert_eq!(second.purge.id, id, "the same tool call is not queued twice");
+    assert_eq!(
+        second.purge.id, id,
+        "the same tool call is not queued twice"
+    );
     assert_eq!(second.purge.state, State::Executed, "{:?}", second.purge);
-    assert_eq!(second.purge.result.as_ref().unwrap()["result"]["ran"], "purge_task");
+    assert_eq!(
+        second.purge.result.as_ref().unwrap()["result"]["ran"],
+        "purge_task"
+    );
     let rows = ApprovalQueue::new(Arc::new(SqliteStore::open_read_only(&db).unwrap()))
         .list(&ListFilter::default())
         .unwrap()

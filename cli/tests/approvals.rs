@@ -526,7 +526,11 @@ fn list_and_show_only_read_the_file() {
         &["show", id, "--format", "json"],
     ] {
         text(&run(&f.db, args), 0);
-        assert_eq!(files_beside(&f.db), files, "{args:?} left files beside the queue");
+        assert_eq!(
+            files_beside(&f.db),
+            files,
+            "{args:?} left files beside the queue"
+        );
         assert!(
             std::fs::read(&f.db).unwrap() == bytes,
             "{args:?} wrote to the queue"
@@ -567,10 +571,9 @@ fn a_writer_holding_a_write_transaction_does_not_block_list_or_show() {
 
 /// Writes the queue file objectstack-ai 0.1 left (schema version 1, WAL).
 fn load_v1(db: &Path) {
-    let sql = std::fs::read_to_string(
-        common::root().join("bridge/tests/data/approval-queue-v1.sql"),
-    )
-    .unwrap();
+    let sql =
+        std::fs::read_to_string(common::root().join("bridge/tests/data/approval-queue-v1.sql"))
+            .unwrap();
     rusqlite::Connection::open(db)
         .unwrap()
         .execute_batch(&sql)
@@ -605,7 +608,10 @@ fn reading_an_old_queue_leaves_it_old_and_the_first_write_upgrades_it() {
     assert_eq!(user_version(&db), 1);
 
     text(
-        &run(&db, &["reject", "pa_000000000000000000000001", "--by", "ops"]),
+        &run(
+            &db,
+            &["reject", "pa_000000000000000000000001", "--by", "ops"],
+        ),
         0,
     );
     assert_eq!(user_version(&db), 2, "the first write upgrades it");
@@ -615,7 +621,10 @@ fn reading_an_old_queue_leaves_it_old_and_the_first_write_upgrades_it() {
         .unwrap();
     assert_eq!(journal, "delete");
     let json: Value = serde_json::from_str(&text(
-        &run(&db, &["show", "pa_000000000000000000000001", "--format", "json"]),
+        &run(
+            &db,
+            &["show", "pa_000000000000000000000001", "--format", "json"],
+        ),
         0,
     ))
     .unwrap();
@@ -671,7 +680,10 @@ fn stored_text_cannot_forge_a_line() {
 
     let listed = text(&run(&f.db, &["list"]), 0);
     assert_eq!(listed.lines().count(), 1 + f.rows.len() + 1, "{listed}");
-    assert!(!listed.lines().any(|l| l.starts_with("pa_fake")), "{listed}");
+    assert!(
+        !listed.lines().any(|l| l.starts_with("pa_fake")),
+        "{listed}"
+    );
 
     // An error naming a stored value is one line too.
     let out = run(&f.db, &["approve", &f.rows[1].id, "--by", "x"]);
@@ -695,7 +707,14 @@ fn with_format_json_store_errors_are_json_too() {
     drop(conn);
     for args in [
         &["show", f.rows[0].id.as_str(), "--format", "json"][..],
-        &["--format", "json", "approve", f.rows[0].id.as_str(), "--by", "x"],
+        &[
+            "--format",
+            "json",
+            "approve",
+            f.rows[0].id.as_str(),
+            "--by",
+            "x",
+        ],
     ] {
         let out = run(&f.db, args);
         let json: Value = serde_json::from_str(&text(&out, 2))
@@ -712,7 +731,10 @@ fn with_format_json_store_errors_are_json_too() {
         assert_eq!(stderr(&out), "", "{args:?}");
     }
     // A missing file, in JSON.
-    let out = run(&f.db.with_file_name("none.db"), &["--format", "json", "show", "x"]);
+    let out = run(
+        &f.db.with_file_name("none.db"),
+        &["--format", "json", "show", "x"],
+    );
     let json: Value = serde_json::from_str(&text(&out, 2)).unwrap();
     assert_eq!(json["error"]["code"], "unusable");
 }
@@ -721,9 +743,18 @@ fn with_format_json_store_errors_are_json_too() {
 fn with_format_json_a_bad_option_value_is_a_json_error() {
     let f = fixture("jsonusage");
     for (args, needle) in [
-        (&["--format", "json", "list", "--state", "done"][..], "--state: unknown state `done`"),
-        (&["--format", "json", "list", "--limit", "0"], "--limit must be at least 1"),
-        (&["--format", "json", "expire", "--older-than", "24"], "--older-than: `24` ends without a unit"),
+        (
+            &["--format", "json", "list", "--state", "done"][..],
+            "--state: unknown state `done`",
+        ),
+        (
+            &["--format", "json", "list", "--limit", "0"],
+            "--limit must be at least 1",
+        ),
+        (
+            &["--format", "json", "expire", "--older-than", "24"],
+            "--older-than: `24` ends without a unit",
+        ),
     ] {
         let out = run(&f.db, args);
         let json: Value = serde_json::from_str(&text(&out, 2))
@@ -735,5 +766,9 @@ fn with_format_json_a_bad_option_value_is_a_json_error() {
     // In text, the same on stderr.
     let out = run(&f.db, &["list", "--state", "done"]);
     text(&out, 2);
-    assert!(stderr(&out).starts_with("error: --state: unknown state `done`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: --state: unknown state `done`"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -159,7 +159,9 @@ mod tests {
             let escaped = line_safe(&format!("a{c}b")).into_owned();
             assert_eq!(escaped, format!("a\\u{:04x}b", u32::from(c)));
         }
-        for c in ['\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{2028}', '\u{2029}', '\u{200f}'] {
+        for c in [
+            '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{2028}', '\u{2029}', '\u{200f}',
+        ] {
             assert!(!line_safe(&c.to_string()).contains(c), "{c:?}");
         }
         assert_eq!(line_safe("plain, é 😀 \\n"), "plain, é 😀 \\n");

@@ -144,14 +144,30 @@ mod tests {
 
     #[test]
     fn the_digest_ignores_key_order_and_number_spelling() {
-        let d = definition(json!({"type": "object", "properties": {"n": {"type": "number", "default": 1}}}));
-        let e = definition(json!({"properties": {"n": {"default": 1.0, "type": "number"}}, "type": "object"}));
-        let a = digest(&d, json!({"target": "x", "bodyExtra": {"a": 2, "b": [1, -0.0]}}));
-        let b = digest(&e, json!({"bodyExtra": {"b": [1.0, 0], "a": 2.0}, "target": "x"}));
+        let d = definition(
+            json!({"type": "object", "properties": {"n": {"type": "number", "default": 1}}}),
+        );
+        let e = definition(
+            json!({"properties": {"n": {"default": 1.0, "type": "number"}}, "type": "object"}),
+        );
+        let a = digest(
+            &d,
+            json!({"target": "x", "bodyExtra": {"a": 2, "b": [1, -0.0]}}),
+        );
+        let b = digest(
+            &e,
+            json!({"bodyExtra": {"b": [1.0, 0], "a": 2.0}, "target": "x"}),
+        );
         assert_eq!(a, b);
         assert_eq!(a.len(), 64);
         // A fraction is a different number.
-        assert_ne!(a, digest(&d, json!({"target": "x", "bodyExtra": {"a": 2.5, "b": [1, 0]}})));
+        assert_ne!(
+            a,
+            digest(
+                &d,
+                json!({"target": "x", "bodyExtra": {"a": 2.5, "b": [1, 0]}})
+            )
+        );
     }
 
     #[test]
@@ -188,7 +204,13 @@ mod tests {
         }
         let mut renamed = definition(json!({"type": "object"}));
         renamed.name = "action_wipe".into();
-        assert_ne!(digest(&renamed, json!({"name": "purge", "target": "x", "method": "POST"})), reference);
+        assert_ne!(
+            digest(
+                &renamed,
+                json!({"name": "purge", "target": "x", "method": "POST"})
+            ),
+            reference
+        );
     }
 
     #[test]
@@ -198,8 +220,8 @@ mod tests {
             deep = json!({"x": deep});
         }
         let d = definition(json!({"type": "object", "default": deep}));
-        let err = executable_sha256(&d, "purge", None, Route::Script, false, &Map::new())
-            .unwrap_err();
+        let err =
+            executable_sha256(&d, "purge", None, Route::Script, false, &Map::new()).unwrap_err();
         assert!(err.contains("deeper than 256"), "{err}");
     }
 }

@@ -337,8 +337,10 @@ impl SqliteStore {
             .map_err(|e| backend(op, &e))?;
         // The first read: a file that is not a database, or a journal left
         // by a writer that stopped, shows here.
-        conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
-            .map_err(|e| read_error(shown, op, &e))?;
+        conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map_err(|e| read_error(shown, op, &e))?;
         check_identity(&conn, shown, false)?;
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
@@ -356,7 +358,9 @@ impl SqliteStore {
             v => {
                 return Err(StoreError::NotAQueue {
                     path: shown.to_owned(),
-                    detail: format!("it has schema version {v}, which no version of this library wrote"),
+                    detail: format!(
+                        "it has schema version {v}, which no version of this library wrote"
+                    ),
                 });
             }
         };
@@ -593,7 +597,9 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
         }
         return Err(StoreError::NotAQueue {
             path: path.to_owned(),
-            detail: format!("it has schema version {version}, which no version of this library wrote"),
+            detail: format!(
+                "it has schema version {version}, which no version of this library wrote"
+            ),
         });
     }
     let tables: i64 = tx

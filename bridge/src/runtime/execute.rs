@@ -222,7 +222,9 @@ impl ToolRegistry {
             Some(_) => {}
         }
         if let Err(message) = self.services.limits.check(&row.input) {
-            return Some(format!("the stored input is over the argument limits: {message}"));
+            return Some(format!(
+                "the stored input is over the argument limits: {message}"
+            ));
         }
         if let Some(entry) = self.entry(&row.tool_name)
             && let Err(violations) = entry.validator.validate(&row.input)
@@ -231,7 +233,11 @@ impl ToolRegistry {
                 .iter()
                 .take(10)
                 .map(|v| {
-                    let path = if v.path.is_empty() { "(input)" } else { &v.path };
+                    let path = if v.path.is_empty() {
+                        "(input)"
+                    } else {
+                        &v.path
+                    };
                     format!("{path}: {}", v.message)
                 })
                 .collect();

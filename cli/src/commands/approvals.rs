@@ -193,8 +193,9 @@ impl Values {
                 values.limit = match limit {
                     None => None,
                     Some(0) => {
-                        return Err("--limit must be at least 1 (omit it to list every action)"
-                            .to_owned());
+                        return Err(
+                            "--limit must be at least 1 (omit it to list every action)".to_owned()
+                        );
                     }
                     Some(n) => Some(usize::try_from(*n).unwrap_or(usize::MAX)),
                 };
@@ -302,13 +303,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // and the exit code says the queue needs attention.
     let mut unreadable = 0usize;
     let outcome = match args.command {
-        Sub::List { .. } => list(
-            &queue,
-            values.state,
-            values.limit,
-            json,
-            &mut unreadable,
-        ),
+        Sub::List { .. } => list(&queue, values.state, values.limit, json, &mut unreadable),
         Sub::Show { id } => queue
             .get(&id)
             .map(|row| if json { to_json(&row) } else { show(&row) }),
@@ -374,10 +369,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             // A store failure makes the file unusable for this command; a
             // refusal is the queue's answer about one action.
             let (code, message) = match &e {
-                ApprovalError::Store(store) => (
-                    EXIT_UNUSABLE,
-                    format!("the approval queue failed: {store}"),
-                ),
+                ApprovalError::Store(store) => {
+                    (EXIT_UNUSABLE, format!("the approval queue failed: {store}"))
+                }
                 other => (EXIT_FINDINGS, other.to_string()),
             };
             if json {
