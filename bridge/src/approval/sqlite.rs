@@ -312,7 +312,10 @@ impl SqliteStore {
                      an `approvals` command that decides) to convert it",
                 ));
             };
-            snapshot = FileStamp::of(path);
+            snapshot = Some(FileStamp::of(path).ok_or_else(|| StoreError::Backend {
+                operation: op,
+                message: format!("cannot read {shown}: check that it is readable"),
+            })?);
             Connection::open_with_flags(
                 format!("{uri}?mode=ro&immutable=1"),
                 OpenFlags::SQLITE_OPEN_READ_ONLY
