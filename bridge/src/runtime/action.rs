@@ -37,6 +37,9 @@ pub(crate) struct ActionTool {
     route: Route,
     row_context: bool,
     confirmation: Option<ConfirmationReason>,
+    /// What an approval of a call to this tool is bound to (see
+    /// [`crate::approval::PendingAction::executable_sha256`]).
+    pub(crate) executable_sha256: String,
 }
 
 /// The arguments split into what the executor gets and what it acts on.
@@ -154,6 +157,15 @@ impl ActionTool {
                 "an approval queue (it needs confirmation because of `{reason}` and never runs unattended)"
             )));
         }
+        let executable_sha256 = crate::approval::executable_sha256(
+            definition,
+            &action_name,
+            object_name.as_deref(),
+            route,
+            row_context,
+            &action,
+        )
+        .map_err(refuse)?;
         Ok(ActionTool {
             tool,
             action_name,
@@ -162,6 +174,7 @@ impl ActionTool {
             route,
             row_context,
             confirmation,
+            executable_sha256,
         })
     }
 
@@ -213,6 +226,7 @@ impl ActionTool {
             action_name: self.action_name.clone(),
             object_name: self.object_name.clone(),
             input: arguments,
+            executable_sha256: self.executable_sha256.clone(),
             conversation_id: ctx.conversation_id.clone(),
             message_id: ctx.message_id.clone(),
             tool_call_id: ctx.tool_call_id.clone(),

@@ -23,7 +23,10 @@
 //!    `{ok, action, objectName, recordId?, message?, result?, error?}`.
 //!
 //! Approved actions run through the same dispatcher, bypassing the queue:
-//! [`ToolRegistry::execute_approved`].
+//! [`ToolRegistry::execute_approved`], in the host process that registers
+//! the tools. Before dispatching one, it checks that the tool registered
+//! now is the one that was approved (its executable digest) and that the
+//! stored input still validates against the tool's current schema.
 //!
 //! The host traits are `async` (via `async-trait`) and the library uses no
 //! particular executor. The default HTTP client (feature `http`) is built
@@ -369,6 +372,15 @@ impl ToolRegistry {
 
     fn entry(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).and_then(|&i| self.entries.get(i))
+    }
+
+    /// The executable digest of a registered action tool: what an approval
+    /// of a call to it is bound to ([`PendingAction::executable_sha256`]).
+    /// `None` for an unknown name or a host tool (those are never queued).
+    ///
+    /// [`PendingAction::executable_sha256`]: crate::approval::PendingAction::executable_sha256
+    pub fn executable_sha256(&self, name: &str) -> Option<&str> {
+        self.action(name).map(|a| a.executable_sha256.as_str())
     }
 
     pub(crate) fn action(&self, name: &str) -> Option<&Arc<ActionTool>> {
