@@ -3,16 +3,40 @@
 //!
 //! ```text
 //! cargo run -p objectstack-bridge --example host
+//! cargo run -p objectstack-bridge --example host -- --queue approvals.db [--wait SECONDS]
 //! ```
 //!
 //! The "external API" is a tiny HTTP server this example starts on
-//! 127.0.0.1; the approval queue is a SQLite file in the temp directory.
+//! 127.0.0.1.
+//!
+//! Without `--queue`, the approval queue is a SQLite file in the temp
+//! directory, and the example approves the destructive call itself and
+//! executes it.
+//!
+//! With `--queue FILE`, it leaves that call pending in FILE for a person
+//! to decide with the `approvals` command, and shows the part a real host
+//! runs all the time: executing what was approved, from the process that
+//! registers the tools, once a second (for `--wait` seconds, default 0:
+//! one pass). Run it again, or with `--wait`, after approving:
+//!
+//! ```text
+//! cargo run -p objectstack-bridge --example host -- --queue approvals.db
+//! objectstack-ai approvals --db approvals.db show pa_…
+//! objectstack-ai approvals --db approvals.db approve pa_… --by you
+//! cargo run -p objectstack-bridge --example host -- --queue approvals.db
+//! ```
+//!
+//! The tool calls carry fixed tool-call ids, so every run asks for the
+//! same purge: the queue answers with the pending action it already has
+//! instead of queueing another.
 
 use std::collections::HashMap;
 use std::error::Error;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use objectstack_bridge::approval::{ApprovalQueue, SqliteStore};
+use objectstack_bridge::approval::{ApprovalQueue, PendingAction, SqliteStore, State};
 use objectstack_bridge::runtime::{
     Actor, AutomationService, CallContext, DataEngine, ExecuteOptions, FieldWriteRequest,
     FlowRequest, HostError, HostServices, HttpApiClient, HttpClientOptions, ScriptRequest,
@@ -104,15 +128,18 @@ async fn start_api() -> Result<String, Box<dyn Error>> {
     Ok(format!("http://{addr}/api/"))
 }
 
-/// Wires everything, calls every tool, approves the destructive one and
-/// executes it. Returns (tool, result envelope) in call order.
-pub(crate) async fn demo() -> Result<Vec<(String, Value)>, Box<dyn Error>> {
+/// The tools the demo calls, in order; the last needs approval.
+const CALLS: [&str; 5] = [
+    "action_complete",
+    "action_mark_blocked",
+    "action_escalate",
+    "action_sync",
+    "action_purge",
+];
+
+/// Wires the host's services and the stack's actions into a registry.
+async fn wire(queue: Arc<ApprovalQueue>) -> Result<ToolRegistry, Box<dyn Error>> {
     let records = HashMap::from([("t1".to_owned(), json!({"id": "t1", "title": "Ship v1"}))]);
-    let db = std::env::temp_dir().join(format!(
-        "objectstack-host-example-{}.db",
-        std::process::id()
-    ));
-    let queue = Arc::new(ApprovalQueue::new(Arc::new(SqliteStore::open(&db)?)));
     let api = HttpApiClient::new(HttpClientOptions {
         base_url: Some(start_api().await?),
         headers: vec![("Authorization".into(), "Bearer demo".into())],
@@ -122,7 +149,7 @@ pub(crate) async fn demo() -> Result<Vec<(String, Value)>, Box<dyn Error>> {
         data_engine: Some(Arc::new(Records(Mutex::new(records)))),
         automation: Some(Arc::new(Flows)),
         api_client: Some(Arc::new(api)),
-        approvals: Some(queue.clone()),
+        approvals: Some(queue),
         ..HostServices::default()
     });
 
@@ -144,18 +171,13 @@ pub(crate) async fn demo() -> Result<Vec<(String, Value)>, Box<dyn Error>> {
     if !refused.is_empty() || !materialised.skipped.is_empty() {
         return Err(format!("refused {refused:?}, skipped {:?}", materialised.skipped).into());
     }
+    Ok(registry)
+}
 
+/// Calls every tool as a model would; returns (tool, result envelope).
+async fn call_all(registry: &ToolRegistry) -> Vec<(String, Value)> {
     let mut transcript = Vec::new();
-    for (i, name) in [
-        "action_complete",
-        "action_mark_blocked",
-        "action_escalate",
-        "action_sync",
-        "action_purge",
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, name) in CALLS.into_iter().enumerate() {
         // What the chat turn knows: who is asking, and which tool call this is.
         let ctx = CallContext {
             actor: Some(Actor::new("u1")),
@@ -166,6 +188,19 @@ pub(crate) async fn demo() -> Result<Vec<(String, Value)>, Box<dyn Error>> {
         let out = registry.call(name, json!({"recordId": "t1"}), &ctx).await;
         transcript.push((name.to_owned(), out));
     }
+    transcript
+}
+
+/// Wires everything, calls every tool, approves the destructive one and
+/// executes it. Returns (tool, result envelope) in call order.
+pub(crate) async fn demo() -> Result<Vec<(String, Value)>, Box<dyn Error>> {
+    let db = std::env::temp_dir().join(format!(
+        "objectstack-host-example-{}.db",
+        std::process::id()
+    ));
+    let queue = Arc::new(ApprovalQueue::new(Arc::new(SqliteStore::open(&db)?)));
+    let registry = wire(queue.clone()).await?;
+    let mut transcript = call_all(&registry).await;
 
     // An operator approves the queued purge (normally `objectstack-ai
     // approvals approve`); the host then executes everything approved.
@@ -184,16 +219,107 @@ pub(crate) async fn demo() -> Result<Vec<(String, Value)>, Box<dyn Error>> {
         done.result.unwrap_or(Value::Null),
     ));
     drop((registry, queue));
-    for suffix in ["", "-wal", "-shm"] {
+    for suffix in ["", "-journal", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
     Ok(transcript)
 }
 
+/// What one run against a queue file did.
+#[derive(Debug)]
+pub(crate) struct QueueRun {
+    /// (tool, result envelope) in call order.
+    pub(crate) transcript: Vec<(String, Value)>,
+    /// The purge's pending action as the run left it.
+    pub(crate) purge: PendingAction,
+}
+
+/// Wires everything over the queue in `db`, calls every tool (the purge
+/// is queued, or found queued from an earlier run), then executes what is
+/// approved once a second until the purge is decided or `wait` has passed
+/// (at least one pass). A pending purge is left in the file.
+pub(crate) async fn run_with_queue(db: &Path, wait: Duration) -> Result<QueueRun, Box<dyn Error>> {
+    let queue = Arc::new(ApprovalQueue::new(Arc::new(SqliteStore::open(db)?)));
+    let registry = wire(queue.clone()).await?;
+    let transcript = call_all(&registry).await;
+    let (_, queued) = transcript.last().ok_or("no calls")?;
+    let id = queued["pendingActionId"]
+        .as_str()
+        .ok_or_else(|| format!("the purge was not queued: {queued}"))?
+        .to_owned();
+    let options = ExecuteOptions {
+        executor: format!("example-host-{}", std::process::id()),
+        ..ExecuteOptions::default()
+    };
+    let deadline = Instant::now() + wait;
+    loop {
+        // The host's loop: run what was approved (this also turns claims
+        // whose lease ran out into in_doubt).
+        registry.execute_approved(&options).await?;
+        let purge = queue.get(&id)?;
+        let waiting = matches!(purge.state, State::Pending | State::Approved);
+        if !waiting || Instant::now() >= deadline {
+            return Ok(QueueRun { transcript, purge });
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// `--queue FILE [--wait SECONDS]`, or nothing.
+fn parse_args() -> Result<Option<(std::path::PathBuf, Duration)>, String> {
+    let usage = "usage: host [--queue FILE [--wait SECONDS]]";
+    let mut args = std::env::args().skip(1);
+    let (mut queue, mut wait) = (None, Duration::ZERO);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--queue" => queue = Some(args.next().ok_or(usage)?.into()),
+            "--wait" => {
+                let secs = args.next().ok_or(usage)?;
+                let secs: u64 = secs
+                    .parse()
+                    .map_err(|_| format!("--wait takes whole seconds, not `{secs}`; {usage}"))?;
+                wait = Duration::from_secs(secs);
+            }
+            _ => return Err(format!("unknown argument `{arg}`; {usage}")),
+        }
+    }
+    match queue {
+        Some(queue) => Ok(Some((queue, wait))),
+        None if wait.is_zero() => Ok(None),
+        None => Err(format!("--wait needs --queue; {usage}")),
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error>> {
-    for (call, out) in demo().await? {
-        println!("{call}:\n{}\n", serde_json::to_string_pretty(&out)?);
+    let Some((db, wait)) = parse_args()? else {
+        for (call, out) in demo().await? {
+            println!("{call}:\n{}\n", serde_json::to_string_pretty(&out)?);
+        }
+        return Ok(());
+    };
+    let run = run_with_queue(&db, wait).await?;
+    for (call, out) in &run.transcript {
+        println!("{call}:\n{}\n", serde_json::to_string_pretty(out)?);
+    }
+    let (id, shown) = (&run.purge.id, db.display());
+    match run.purge.state {
+        State::Pending => println!(
+            "The purge is waiting for a person, as pending action {id} in {shown}.\n\
+             Review and approve it:\n  \
+             objectstack-ai approvals --db {shown} show {id}\n  \
+             objectstack-ai approvals --db {shown} approve {id} --by <you>\n\
+             then run this example again (or with --wait 60): the host executes approved \
+             actions, since only it has their dispatchers."
+        ),
+        State::Approved => println!("{id} is approved; run this example again to execute it."),
+        state => {
+            let why = run.purge.error.or(run.purge.reason).unwrap_or_default();
+            println!("{id} is {state}. {why}");
+            if let Some(result) = &run.purge.result {
+                println!("{}", serde_json::to_string_pretty(result)?);
+            }
+        }
     }
     Ok(())
 }

@@ -8,11 +8,13 @@
 //!   calls to the host's data engine, automation service or HTTP client.
 //! - [`approval`]: the durable human-approval queue for actions that need
 //!   confirmation.
+//! - [`redact`]: userinfo out of URLs before anything shows them.
 #![deny(missing_docs)]
 
 pub mod approval;
 pub mod materialise;
 pub mod projection;
+pub mod redact;
 pub mod runtime;
 
 /// The README's examples, compiled and run as doctests.

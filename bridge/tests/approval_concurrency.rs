@@ -68,7 +68,13 @@ fn registry(queue: Arc<ApprovalQueue>, ledger: &Path) -> ToolRegistry {
 
 /// Proposes `n` actions; returns (id, input hash) of each.
 fn propose_all(path: &Path, n: usize) -> Vec<(String, String)> {
-    let queue = ApprovalQueue::new(Arc::new(SqliteStore::open(path).unwrap()));
+    let queue = Arc::new(ApprovalQueue::new(Arc::new(
+        SqliteStore::open(path).unwrap(),
+    )));
+    let digest = registry(queue.clone(), &path.with_extension("unused-ledger"))
+        .executable_sha256("action_archive")
+        .unwrap()
+        .to_owned();
     (0..n)
         .map(|i| {
             let row = queue
@@ -77,6 +83,7 @@ fn propose_all(path: &Path, n: usize) -> Vec<(String, String)> {
                     action_name: "archive".into(),
                     object_name: None,
                     input: obj(json!({"n": i})),
+                    executable_sha256: digest.clone(),
                     conversation_id: Some("conv".into()),
                     message_id: None,
                     tool_call_id: Some(format!("call-{i}")),

@@ -49,6 +49,22 @@ fn registry(path: &Path, ledger: &Path, hang: bool) -> (ToolRegistry, Arc<Approv
     (registry, queue)
 }
 
+/// What `action_wipe` registers as, so that hand-made proposals can be
+/// executed by the registries above.
+fn wipe_sha256() -> String {
+    let queue = Arc::new(ApprovalQueue::new(Arc::new(
+        objectstack_bridge::approval::MemoryStore::new(),
+    )));
+    let mut registry = ToolRegistry::new(FakeHost::new().services(Some(queue)));
+    registry
+        .register_action(script_definition("wipe", true), script_action("wipe", true))
+        .unwrap();
+    registry
+        .executable_sha256("action_wipe")
+        .unwrap()
+        .to_owned()
+}
+
 fn propose(queue: &ApprovalQueue, i: usize) -> PendingAction {
     queue
         .propose(Proposal {
@@ -56,6 +72,7 @@ fn propose(queue: &ApprovalQueue, i: usize) -> PendingAction {
             action_name: "wipe".into(),
             object_name: Some("task".into()),
             input: obj(json!({"recordId": format!("t{i}"), "note": format!("n{i}")})),
+            executable_sha256: wipe_sha256(),
             conversation_id: Some("conv".into()),
             message_id: Some(format!("m{i}")),
             tool_call_id: Some(format!("call-{i}")),

@@ -132,6 +132,10 @@ fn run(store: Arc<dyn ApprovalStore>, ops: &[Op]) -> Result<(), TestCaseError> {
                         action_name: "purge".into(),
                         object_name: None,
                         input: obj(json!({"batch": k})),
+                        executable_sha256: registry
+                            .executable_sha256("action_purge")
+                            .unwrap()
+                            .to_owned(),
                         conversation_id: Some("c".into()),
                         message_id: None,
                         tool_call_id: Some(format!("call-{k}")),

@@ -22,6 +22,7 @@ fn proposal(tool_call: Option<&str>, n: i64) -> Proposal {
         action_name: "wipe".into(),
         object_name: Some("task".into()),
         input: obj(json!({"recordId": format!("t{n}"), "force": true})),
+        executable_sha256: "ab".repeat(32),
         conversation_id: Some("conv".into()),
         message_id: Some("m".into()),
         tool_call_id: tool_call.map(str::to_owned),
@@ -65,6 +66,51 @@ fn propose_is_idempotent_per_tool_call_and_refuses_a_changed_input() {
         assert_eq!(row.input_sha256, input_sha256(&row.input).unwrap());
         assert_eq!(row.input_sha256.len(), 64);
         assert_eq!(q.list(&ListFilter::default()).unwrap().rows.len(), 3);
+    });
+}
+
+#[test]
+fn a_tool_call_id_is_deduplicated_per_conversation_tool_and_proposer() {
+    on_both_stores(|q, _| {
+        let alice = q.propose(proposal(Some("tc1"), 1)).unwrap();
+        // Another proposer reusing the id, with the same input.
+        let mut bob = proposal(Some("tc1"), 1);
+        bob.proposer = Actor::new("bob");
+        let bob = q.propose(bob).unwrap();
+        assert!(bob.created, "Bob's request is his own");
+        assert_ne!(bob.action.id, alice.action.id);
+        assert_eq!(bob.action.proposer.id, "bob");
+        // Another tool under the same id, by the same proposer.
+        let mut other = proposal(Some("tc1"), 1);
+        other.tool_name = "action_archive".into();
+        other.action_name = "archive".into();
+        let other = q.propose(other).unwrap();
+        assert!(other.created);
+        assert_ne!(other.action.id, alice.action.id);
+        assert_ne!(other.action.id, bob.action.id);
+        // Another conversation.
+        let mut elsewhere = proposal(Some("tc1"), 1);
+        elsewhere.conversation_id = Some("conv-2".into());
+        assert!(q.propose(elsewhere).unwrap().created);
+        // The same four again: the same pending action.
+        let again = q.propose(proposal(Some("tc1"), 1)).unwrap();
+        assert!(!again.created);
+        assert_eq!(again.action.id, alice.action.id);
+        // Field boundaries are unambiguous: ("a\0b", "c") is not ("a", "b\0c").
+        let mut left = proposal(Some("c"), 1);
+        left.conversation_id = Some("a\0b".into());
+        let mut right = proposal(Some("b\0c"), 1);
+        right.conversation_id = Some("a".into());
+        let left = q.propose(left).unwrap();
+        assert!(q.propose(right).unwrap().created);
+        assert!(left.created);
+        // No conversation is not the empty conversation.
+        let mut none = proposal(Some("tc9"), 1);
+        none.conversation_id = None;
+        let mut empty = proposal(Some("tc9"), 1);
+        empty.conversation_id = Some(String::new());
+        assert!(q.propose(none).unwrap().created);
+        assert!(q.propose(empty).unwrap().created);
     });
 }
 
@@ -320,7 +366,7 @@ fn files_that_are_not_queues_are_refused_clearly() {
             err,
             StoreError::SchemaTooNew {
                 found: 7,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),
@@ -409,7 +455,7 @@ fn the_file_itself_refuses_illegal_changes() {
     let mode: String = conn
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();
-    assert_eq!(mode, "wal");
+    assert_eq!(mode, "delete");
     SqliteStore::open(&path).unwrap().integrity_check().unwrap();
 }
 
@@ -495,4 +541,109 @@ fn a_damaged_row_does_not_hide_the_others() {
     // A damaged row is reported, by id, when asked for directly.
     let err = q.get(&ids[0]).unwrap_err();
     assert!(err.to_string().contains(&ids[0]), "{err}");
+}
+
+#[test]
+fn a_read_only_store_reads_and_refuses_to_write() {
+    let dir = scratch_dir("readonly");
+    let path = dir.join("q.db");
+    let id = sqlite_queue(&path)
+        .propose(proposal(Some("tc"), 1))
+        .unwrap()
+        .action
+        .id;
+    let before = std::fs::read(&path).unwrap();
+    let store = Arc::new(SqliteStore::open_read_only(&path).unwrap());
+    assert!(store.is_read_only());
+    let q = ApprovalQueue::new(store.clone());
+    let row = q.get(&id).unwrap();
+    assert_eq!(
+        q.list(&ListFilter::default()).unwrap().rows,
+        std::slice::from_ref(&row)
+    );
+    let err = q.approve(&id, "alice", &row.input_sha256).unwrap_err();
+    assert!(
+        matches!(err, ApprovalError::Store(StoreError::ReadOnly { .. })),
+        "{err}"
+    );
+    let err = q.propose(proposal(Some("tc2"), 2)).unwrap_err();
+    assert!(err.to_string().contains("opened read-only"), "{err}");
+    store.integrity_check().unwrap();
+    drop((q, store));
+    assert!(
+        std::fs::read(&path).unwrap() == before,
+        "the file was written"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["q.db"]);
+
+    // A read-only open never creates, and refuses what is not a queue.
+    let missing = dir.join("missing.db");
+    let err = SqliteStore::open_read_only(&missing).unwrap_err();
+    assert!(matches!(err, StoreError::Missing { .. }), "{err}");
+    assert!(!missing.exists());
+    let junk = dir.join("junk.db");
+    std::fs::write(
+        &junk,
+        b"not a database, not even close, no no no no no no no no",
+    )
+    .unwrap();
+    let err = SqliteStore::open_read_only(&junk).unwrap_err();
+    assert!(matches!(err, StoreError::NotAQueue { .. }), "{err}");
+    let empty = dir.join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    let err = SqliteStore::open_read_only(&empty).unwrap_err();
+    assert!(err.to_string().contains("the file is empty"), "{err}");
+    let newer = dir.join("newer.db");
+    drop(SqliteStore::open(&newer).unwrap());
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 9)
+        .unwrap();
+    let err = SqliteStore::open_read_only(&newer).unwrap_err();
+    assert!(
+        matches!(err, StoreError::SchemaTooNew { found: 9, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_old_wal_queue_is_read_as_a_snapshot_that_notices_a_writer() {
+    let dir = scratch_dir("snapshot");
+    let path = dir.join("q.db");
+    let sql = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/approval-queue-v1.sql"
+    ))
+    .unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let q = ApprovalQueue::new(Arc::new(SqliteStore::open_read_only(&path).unwrap()));
+    let rows = q.list(&ListFilter::default()).unwrap().rows;
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r.executable_sha256.is_none()));
+    assert!(std::fs::read(&path).unwrap() == before);
+    assert!(!dir.join("q.db-wal").exists() && !dir.join("q.db-shm").exists());
+
+    // A host opens it meanwhile (and upgrades it): the snapshot says so
+    // instead of answering from a file that changed under it.
+    drop(sqlite_queue(&path));
+    let err = q.get("pa_000000000000000000000001").unwrap_err();
+    assert!(
+        err.to_string().contains("changed while it was being read"),
+        "{err}"
+    );
+    // Reopened, it reads the upgraded file.
+    let q = ApprovalQueue::new(Arc::new(SqliteStore::open_read_only(&path).unwrap()));
+    assert_eq!(
+        q.get("pa_000000000000000000000001").unwrap().state,
+        State::Pending
+    );
 }

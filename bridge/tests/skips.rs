@@ -1,16 +1,17 @@
 //! Data-driven: every skip code (and the cases that register), from
 //! `tests/data/skip_cases.json`. Each case is one action of an object
 //! `task`, materialised with the case's wiring (`none`, `all`, `static` for
-//! no wiring context, or an object of flags) and host tool names.
+//! no wiring context, or an object of flags, with the API client's
+//! `base_url` and `allowed_origins`) and host tool names.
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
-use objectstack_bridge::materialise::{SkipCode, Wiring, materialise};
+use objectstack_bridge::materialise::{ApiScope, SkipCode, Wiring, materialise};
 use serde_json::{Value, json};
 
-fn wiring(spec: &Value) -> Option<Wiring> {
+fn wiring<'a>(spec: &'a Value, origins: &'a [String]) -> Option<Wiring<'a>> {
     match spec {
         Value::String(s) if s == "static" => None,
         Value::String(s) if s == "none" => Some(Wiring::NONE),
@@ -21,6 +22,10 @@ fn wiring(spec: &Value) -> Option<Wiring> {
                 automation: flag("automation"),
                 api_client: flag("api_client"),
                 approval: flag("approval"),
+                api_scope: ApiScope {
+                    base_url: flags.get("base_url").and_then(Value::as_str),
+                    allowed_origins: origins,
+                },
             })
         }
         other => panic!("bad wiring {other}"),
@@ -40,7 +45,16 @@ fn skip_cases() {
             .as_array()
             .map(|h| h.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let w = wiring(&case["wiring"]);
+        let origins: Vec<String> = case["wiring"]["allowed_origins"]
+            .as_array()
+            .map(|o| {
+                o.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let w = wiring(&case["wiring"], &origins);
         let m = materialise(&stack, w.as_ref(), &|n| host.contains(&n));
         let expect = case["expect"].as_str().unwrap();
         if expect == "registered" {

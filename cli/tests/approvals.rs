@@ -59,6 +59,7 @@ fn fixture(name: &str) -> Fixture {
                 action_name: "delete_task".into(),
                 object_name: object.map(str::to_owned),
                 input,
+                executable_sha256: "ab".repeat(32),
                 conversation_id: Some("conv-1".into()),
                 message_id: Some(format!("msg-{n}")),
                 tool_call_id: Some(format!("call-{n}")),
@@ -494,4 +495,280 @@ fn a_damaged_row_is_reported_and_the_others_are_listed() {
     assert!(approved.contains(&f.rows[2].id), "{approved}");
     let shown = run(&f.db, &["show", &f.rows[0].id]);
     assert_eq!(shown.status.code(), Some(2), "{}", stderr(&shown));
+}
+
+/// The names in the queue's directory, sorted.
+fn files_beside(db: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(db.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn list_and_show_only_read_the_file() {
+    let f = fixture("readonly");
+    // As the host leaves it: a rollback-journal file no process has open.
+    rusqlite::Connection::open(&f.db)
+        .unwrap()
+        .pragma_update(None, "journal_mode", "DELETE")
+        .unwrap();
+    let (bytes, files) = (std::fs::read(&f.db).unwrap(), files_beside(&f.db));
+    assert_eq!(files, ["queue.db"]);
+    let id = f.rows[0].id.as_str();
+    for args in [
+        &["list"][..],
+        &["list", "--format", "json"],
+        &["list", "--state", "pending"],
+        &["show", id],
+        &["show", id, "--format", "json"],
+    ] {
+        text(&run(&f.db, args), 0);
+        assert_eq!(
+            files_beside(&f.db),
+            files,
+            "{args:?} left files beside the queue"
+        );
+        assert!(
+            std::fs::read(&f.db).unwrap() == bytes,
+            "{args:?} wrote to the queue"
+        );
+    }
+}
+
+#[test]
+fn a_writer_holding_a_write_transaction_does_not_block_list_or_show() {
+    let f = fixture("writer");
+    let writer = rusqlite::Connection::open(&f.db).unwrap();
+    writer
+        .execute_batch(&format!(
+            "BEGIN IMMEDIATE; UPDATE pending_actions SET reason = 'uncommitted' WHERE id = '{}';",
+            f.rows[0].id
+        ))
+        .unwrap();
+    for args in [&["list"][..], &["show", f.rows[0].id.as_str()]] {
+        let start = std::time::Instant::now();
+        let out = run(&f.db, args);
+        let elapsed = start.elapsed();
+        let shown = text(&out, 0);
+        assert!(
+            elapsed < Duration::from_secs(10),
+            "{args:?} waited {elapsed:?} for the writer"
+        );
+        assert!(!shown.contains("uncommitted"), "{shown}");
+    }
+    writer.execute_batch("COMMIT").unwrap();
+    let shown = text(&run(&f.db, &["show", &f.rows[0].id]), 0);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("  reason:") && l.ends_with(" uncommitted")),
+        "{shown}"
+    );
+}
+
+/// Writes the queue file objectstack-ai 0.1 left (schema version 1, WAL).
+fn load_v1(db: &Path) {
+    let sql =
+        std::fs::read_to_string(common::root().join("bridge/tests/data/approval-queue-v1.sql"))
+            .unwrap();
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+}
+
+fn user_version(db: &Path) -> i64 {
+    rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn reading_an_old_queue_leaves_it_old_and_the_first_write_upgrades_it() {
+    let f = fixture("v1");
+    let db = f.db.with_file_name("old.db");
+    load_v1(&db);
+    let (bytes, files) = (std::fs::read(&db).unwrap(), files_beside(&db));
+    let listed = text(&run(&db, &["list"]), 0);
+    assert!(
+        listed.ends_with("3 pending actions (1 pending, 1 approved, 1 executed)\n"),
+        "{listed}"
+    );
+    let shown = text(&run(&db, &["show", "pa_000000000000000000000002"]), 0);
+    assert!(shown.contains("before definitions were bound"), "{shown}");
+    assert!(
+        std::fs::read(&db).unwrap() == bytes,
+        "a read upgraded the file"
+    );
+    assert_eq!(files_beside(&db), files);
+    assert_eq!(user_version(&db), 1);
+
+    text(
+        &run(
+            &db,
+            &["reject", "pa_000000000000000000000001", "--by", "ops"],
+        ),
+        0,
+    );
+    assert_eq!(user_version(&db), 2, "the first write upgrades it");
+    let journal: String = rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(journal, "delete");
+    let json: Value = serde_json::from_str(&text(
+        &run(
+            &db,
+            &["show", "pa_000000000000000000000001", "--format", "json"],
+        ),
+        0,
+    ))
+    .unwrap();
+    assert_eq!(json["state"], "rejected");
+    assert_eq!(json["executableSha256"], Value::Null);
+}
+
+#[test]
+fn stored_text_cannot_forge_a_line() {
+    let f = fixture("forge");
+    let conn = rusqlite::Connection::open(&f.db).unwrap();
+    conn.execute_batch("DROP TRIGGER pending_actions_input_is_immutable")
+        .unwrap();
+    let fake = "0".repeat(64);
+    conn.execute(
+        "UPDATE pending_actions SET reason = ?1, state_by = ?2, conversation_id = ?3, \
+         message_id = ?4, tool_name = ?5, action_name = ?6 WHERE id = ?7",
+        [
+            format!("fine\n  input sha256: {fake}"),
+            "ops\r\n  state:        approved".to_owned(),
+            "conv\u{85}  decided:      by ceo".to_owned(),
+            "msg\u{2028}x\tz".to_owned(),
+            "action_delete_task\npa_fake  approved".to_owned(),
+            "delete_task\u{202e}".to_owned(),
+            f.rows[0].id.clone(),
+        ],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET state_by = 'alice\n  forged' WHERE id = ?1",
+        [&f.rows[1].id],
+    )
+    .unwrap();
+    drop(conn);
+    let shown = text(&run(&f.db, &["show", &f.rows[0].id]), 0);
+    let hashes: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.trim_start().starts_with("input sha256:"))
+        .collect();
+    assert_eq!(hashes.len(), 1, "{shown}");
+    assert!(hashes[0].starts_with("  input sha256: "), "{shown}");
+    assert!(hashes[0].ends_with(&f.rows[0].input_sha256), "{shown}");
+    assert_eq!(
+        shown.lines().filter(|l| l.starts_with("  state:")).count(),
+        1,
+        "{shown}"
+    );
+    for c in ['\r', '\t', '\u{85}', '\u{2028}', '\u{202e}'] {
+        assert!(!shown.contains(c), "{c:?} in {shown}");
+    }
+    assert!(shown.contains("fine\\u000a  input sha256: 000"), "{shown}");
+    assert!(shown.contains("ops\\u000d\\u000a"), "{shown}");
+
+    let listed = text(&run(&f.db, &["list"]), 0);
+    assert_eq!(listed.lines().count(), 1 + f.rows.len() + 1, "{listed}");
+    assert!(
+        !listed.lines().any(|l| l.starts_with("pa_fake")),
+        "{listed}"
+    );
+
+    // An error naming a stored value is one line too.
+    let out = run(&f.db, &["approve", &f.rows[1].id, "--by", "x"]);
+    text(&out, 1);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("(by alice\\u000a  forged)"), "{err}");
+}
+
+#[test]
+fn with_format_json_store_errors_are_json_too() {
+    let f = fixture("jsonerr");
+    let conn = rusqlite::Connection::open(&f.db).unwrap();
+    conn.execute_batch("DROP TRIGGER pending_actions_input_is_immutable")
+        .unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET input = 'not json' WHERE id = ?1",
+        [&f.rows[0].id],
+    )
+    .unwrap();
+    drop(conn);
+    for args in [
+        &["show", f.rows[0].id.as_str(), "--format", "json"][..],
+        &[
+            "--format",
+            "json",
+            "approve",
+            f.rows[0].id.as_str(),
+            "--by",
+            "x",
+        ],
+    ] {
+        let out = run(&f.db, args);
+        let json: Value = serde_json::from_str(&text(&out, 2))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)));
+        assert_eq!(json["error"]["code"], "corrupt_row", "{json}");
+        assert_eq!(json["error"]["id"], f.rows[0].id.as_str(), "{json}");
+        assert!(
+            json["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("its input is not a JSON object"),
+            "{json}"
+        );
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
+    // A missing file, in JSON.
+    let out = run(
+        &f.db.with_file_name("none.db"),
+        &["--format", "json", "show", "x"],
+    );
+    let json: Value = serde_json::from_str(&text(&out, 2)).unwrap();
+    assert_eq!(json["error"]["code"], "unusable");
+}
+
+#[test]
+fn with_format_json_a_bad_option_value_is_a_json_error() {
+    let f = fixture("jsonusage");
+    for (args, needle) in [
+        (
+            &["--format", "json", "list", "--state", "done"][..],
+            "--state: unknown state `done`",
+        ),
+        (
+            &["--format", "json", "list", "--limit", "0"],
+            "--limit must be at least 1",
+        ),
+        (
+            &["--format", "json", "expire", "--older-than", "24"],
+            "--older-than: `24` ends without a unit",
+        ),
+    ] {
+        let out = run(&f.db, args);
+        let json: Value = serde_json::from_str(&text(&out, 2))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)));
+        assert_eq!(json["error"]["code"], "usage", "{json}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(message.contains(needle), "{message}");
+    }
+    // In text, the same on stderr.
+    let out = run(&f.db, &["list", "--state", "done"]);
+    text(&out, 2);
+    assert!(
+        stderr(&out).starts_with("error: --state: unknown state `done`"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -136,6 +136,14 @@ fn wiring_flags() {
         "https://api.example.com/v1",
     ]));
     assert_eq!(registered(&v), ["action_sync", "action_wipe"]);
+    // `/sync` would leave the base URL's path `/v1/`.
+    let v = stdout_json(&run(&[
+        file,
+        "--api-base-url",
+        "https://api.example.com/v1/",
+    ]));
+    assert_eq!(registered(&v), ["action_wipe"]);
+    assert_eq!(skipped(&v)[0], ("sync", "unsafe_api_target"));
 }
 
 #[test]

@@ -43,6 +43,27 @@ pub fn is_truthy(value: Option<&Value>) -> bool {
 /// assert_eq!(terminal_safe("plain\ttext"), "plain\ttext");
 /// ```
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_unsafe(text, |c| c == '\n' || c == '\t')
+}
+
+/// [`terminal_safe`], with newlines and tabs escaped too: the text stays on
+/// one line, so a stored value printed as one field of a line-oriented
+/// listing cannot forge another line (or align itself into another
+/// column). Every C0 and C1 control, DEL, the bidirectional controls and
+/// the line and paragraph separators become `\uXXXX` escapes.
+///
+/// ```
+/// use objectstack_spec::text::line_safe;
+/// assert_eq!(line_safe("ok\n  input sha256: 00"), "ok\\u000a  input sha256: 00");
+/// assert_eq!(line_safe("a\tb\u{85}c"), "a\\u0009b\\u0085c");
+/// ```
+pub fn line_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_unsafe(text, |_| false)
+}
+
+/// `text` with each character a terminal would act on, or that reorders
+/// or hides what follows it, escaped; `kept` controls pass through.
+fn escape_unsafe(text: &str, kept: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
     let unsafe_char = |c: char| {
         let hidden = matches!(
             c,
@@ -52,7 +73,7 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
                 | '\u{2060}'..='\u{2069}'
                 | '\u{feff}'
         );
-        (c.is_control() && c != '\n' && c != '\t') || hidden
+        (c.is_control() && !kept(c)) || hidden
     };
     if !text.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(text);
@@ -64,30 +85,6 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
         } else {
             out.push(c);
         }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// [`terminal_safe`] for one field of a line (a file name, a name from a
-/// document, a message): newlines are escaped too (`\u000a`), so a value
-/// cannot end the line it is printed on and forge the next one.
-///
-/// ```
-/// use objectstack_spec::text::line_safe;
-/// assert_eq!(line_safe("a\nerror: forged"), "a\\u000aerror: forged");
-/// assert_eq!(line_safe("x\u{202e}y\u{7}"), "x\\u202ey\\u0007");
-/// assert_eq!(line_safe("plain\ttext"), "plain\ttext");
-/// ```
-pub fn line_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('\n') {
-        return terminal_safe(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for (i, part) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push_str("\\u000a");
-        }
-        out.push_str(&terminal_safe(part));
     }
     std::borrow::Cow::Owned(out)
 }
@@ -157,19 +154,20 @@ mod tests {
     }
 
     #[test]
-    fn line_safe_escapes_every_control_bidi_mark_and_newline() {
-        let unsafe_chars = (0u32..0x20)
-            .chain(0x7f..0xa0)
-            .chain(0x202a..=0x202e)
-            .chain(0x2066..=0x2069)
-            .filter_map(char::from_u32)
-            .filter(|&c| c != '\t');
-        for c in unsafe_chars {
+    fn line_safe_escapes_every_control_and_keeps_the_rest() {
+        for c in (0u32..0x20).chain(0x7f..0xa0).filter_map(char::from_u32) {
             let escaped = line_safe(&format!("a{c}b")).into_owned();
-            assert_eq!(escaped, format!("a\\u{:04x}b", u32::from(c)), "{c:?}");
+            assert_eq!(escaped, format!("a\\u{:04x}b", u32::from(c)));
         }
-        assert_eq!(line_safe("é\t😀"), "é\t😀");
+        for c in [
+            '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{2028}', '\u{2029}', '\u{200f}',
+        ] {
+            assert!(!line_safe(&c.to_string()).contains(c), "{c:?}");
+        }
+        assert_eq!(line_safe("plain, é 😀 \\n"), "plain, é 😀 \\n");
         assert!(matches!(line_safe("plain"), std::borrow::Cow::Borrowed(_)));
+        // The terminal variant keeps newlines and tabs, and nothing else.
+        assert_eq!(terminal_safe("a\tb\nc\rd"), "a\tb\nc\\u000dd");
     }
 
     #[test]

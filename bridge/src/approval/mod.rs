@@ -25,12 +25,22 @@
 //!
 //! # Guarantees
 //!
-//! - Proposing the same tool call (conversation id + tool-call id) twice
-//!   returns the first pending action; a different input under the same
-//!   tool call is refused ([`ApprovalError::ToolCallConflict`]).
+//! - Proposing the same tool call (conversation id, tool-call id, tool name
+//!   and proposer) twice returns the first pending action; a different
+//!   input under the same tool call is refused
+//!   ([`ApprovalError::ToolCallConflict`]). Another proposer or another tool
+//!   reusing a tool-call id gets a pending action of its own.
 //! - An approval is bound to the SHA-256 of the input the operator saw
 //!   ([`input_sha256`]); execution re-checks it and refuses to dispatch an
 //!   input that no longer matches.
+//! - It is bound to what executes, too: the proposal records the
+//!   executable digest of the tool as registered
+//!   ([`PendingAction::executable_sha256`]: tool, action, object, route,
+//!   target or body, method, patch, API body settings and the parameter
+//!   schema). The executor recomputes it from the tool it has registered
+//!   and refuses, as `failed`, an action that changed since it was
+//!   approved, one queued before digests were recorded (schema version 1),
+//!   and an input the current schema rejects.
 //! - Execution first *claims* the row (`approved -> executing`, committed,
 //!   with a lease) and only then dispatches, so an action runs at most once
 //!   however many threads or processes execute the queue. The pending
@@ -42,6 +52,7 @@
 //! Storage is behind the [`ApprovalStore`] trait: [`SqliteStore`] (feature
 //! `sqlite`, the embedded default) and [`MemoryStore`] (tests, demos).
 
+mod executable;
 mod memory;
 #[cfg(feature = "sqlite")]
 mod sqlite;
@@ -61,6 +72,7 @@ use sha2::{Digest, Sha256};
 
 use crate::runtime::Actor;
 
+pub(crate) use executable::executable_sha256;
 pub use memory::MemoryStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteOptions, SqliteStore};
@@ -200,6 +212,12 @@ pub struct PendingAction {
     pub input: Map<String, Value>,
     /// SHA-256 (hex) of the canonical JSON of `input` (see [`input_sha256`]).
     pub input_sha256: String,
+    /// SHA-256 (hex) of what executes: the executable parts of the tool as
+    /// it was registered when the call was proposed (see
+    /// [`crate::runtime::ToolRegistry::executable_sha256`]). `None` for a
+    /// row queued before digests were recorded (queue schema version 1):
+    /// such a row is never dispatched.
+    pub executable_sha256: Option<String>,
     /// The conversation the call came from.
     pub conversation_id: Option<String>,
     /// The message that carried the call.
@@ -250,21 +268,45 @@ pub struct PendingAction {
 
 impl PendingAction {
     /// The key that makes proposals idempotent: one pending action per
-    /// (conversation, tool call). `None` when the call has no tool-call id.
+    /// (conversation, tool-call id, tool name, proposer id). `None` when
+    /// the call has no tool-call id.
     pub fn dedup_key(&self) -> Option<String> {
         dedup_key(
             self.conversation_id.as_deref(),
             self.tool_call_id.as_deref(),
+            &self.tool_name,
+            &self.proposer.id,
         )
     }
 }
 
-fn dedup_key(conversation_id: Option<&str>, tool_call_id: Option<&str>) -> Option<String> {
+/// SHA-256 (hex) over the dedup fields, each length-prefixed (and an absent
+/// conversation told apart from an empty one), so no two different tuples
+/// share a key.
+pub(crate) fn dedup_key(
+    conversation_id: Option<&str>,
+    tool_call_id: Option<&str>,
+    tool_name: &str,
+    proposer_id: &str,
+) -> Option<String> {
     let tool_call_id = tool_call_id?;
     let mut h = Sha256::new();
-    h.update(conversation_id.unwrap_or("").as_bytes());
-    h.update([0u8]);
-    h.update(tool_call_id.as_bytes());
+    h.update(b"objectstack.dedup/2");
+    for part in [
+        conversation_id,
+        Some(tool_call_id),
+        Some(tool_name),
+        Some(proposer_id),
+    ] {
+        match part {
+            None => h.update([0u8]),
+            Some(text) => {
+                h.update([1u8]);
+                h.update((text.len() as u64).to_be_bytes());
+                h.update(text.as_bytes());
+            }
+        }
+    }
     Some(hex(&h.finalize()))
 }
 
@@ -290,11 +332,17 @@ pub struct Proposal {
     pub object_name: Option<String>,
     /// The full, validated arguments.
     pub input: Map<String, Value>,
+    /// The executable digest of the tool as registered now (64 lowercase
+    /// hex digits): what the approval will be bound to. The runtime fills
+    /// it in; a host proposing by hand takes it from
+    /// [`crate::runtime::ToolRegistry::executable_sha256`].
+    pub executable_sha256: String,
     /// The conversation id.
     pub conversation_id: Option<String>,
     /// The message id.
     pub message_id: Option<String>,
-    /// The tool-call id (proposals are idempotent per tool call).
+    /// The tool-call id (proposals are idempotent per conversation,
+    /// tool-call id, tool name and proposer).
     pub tool_call_id: Option<String>,
     /// The trace id.
     pub trace_id: Option<String>,
@@ -535,15 +583,22 @@ impl ApprovalQueue {
         self.store.as_ref()
     }
 
-    /// Queues a call for approval. Idempotent per (conversation, tool
-    /// call): a repeat returns the first pending action with
-    /// `created: false`.
+    /// Queues a call for approval. Idempotent per (conversation, tool-call
+    /// id, tool name, proposer): a repeat returns the first pending action
+    /// with `created: false`.
     pub fn propose(&self, proposal: Proposal) -> Result<Proposed, ApprovalError> {
         let hash = input_sha256(&proposal.input)?;
         if proposal.tool_name.is_empty() || proposal.action_name.is_empty() {
             return Err(ApprovalError::InvalidRequest(
                 "a proposal needs a tool name and an action name".to_owned(),
             ));
+        }
+        if !is_sha256_hex(&proposal.executable_sha256) {
+            return Err(ApprovalError::InvalidRequest(format!(
+                "a proposal's executable digest must be 64 lowercase hex digits (take it from \
+                 `ToolRegistry::executable_sha256`), not `{}`",
+                proposal.executable_sha256.escape_debug()
+            )));
         }
         let now = self.clock.now_ms();
         let row = PendingAction {
@@ -553,6 +608,7 @@ impl ApprovalQueue {
             object_name: proposal.object_name,
             input: proposal.input,
             input_sha256: hash,
+            executable_sha256: Some(proposal.executable_sha256),
             conversation_id: proposal.conversation_id,
             message_id: proposal.message_id,
             tool_call_id: proposal.tool_call_id,
@@ -966,68 +1022,105 @@ pub fn input_sha256(input: &Map<String, Value>) -> Result<String, ApprovalError>
 /// The canonical JSON text of `input` (see [`input_sha256`]).
 pub fn canonical_json(input: &Map<String, Value>) -> Result<String, ApprovalError> {
     let mut out = String::new();
-    write_object(input, &mut out, 1)?;
-    if out.len() > MAX_INPUT_BYTES {
-        return Err(ApprovalError::InvalidRequest(format!(
-            "the input is {} bytes of JSON; at most {MAX_INPUT_BYTES} are accepted",
-            out.len()
-        )));
+    let rules = Canonical {
+        max_bytes: MAX_INPUT_BYTES,
+        max_depth: MAX_INPUT_DEPTH,
+        integral_floats_as_integers: false,
+    };
+    match write_object(input, &mut out, 1, &rules) {
+        Ok(()) => Ok(out),
+        Err(CanonicalError::TooDeep) => Err(ApprovalError::InvalidRequest(format!(
+            "the input nests deeper than {MAX_INPUT_DEPTH} levels"
+        ))),
+        Err(CanonicalError::TooLarge) => Err(ApprovalError::InvalidRequest(format!(
+            "the input is larger than {MAX_INPUT_BYTES} bytes of JSON"
+        ))),
     }
-    Ok(out)
 }
 
+/// How [`write_object`] writes a canonical form.
+struct Canonical {
+    /// Largest text, in bytes.
+    max_bytes: usize,
+    /// Deepest nesting.
+    max_depth: usize,
+    /// Write a float with no fractional part (of magnitude at most 2^53)
+    /// as the integer it equals, as `JSON.stringify` does: `2.0` and `2`
+    /// are one value written two ways.
+    integral_floats_as_integers: bool,
+}
+
+/// Why a value has no canonical form within the limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CanonicalError {
+    TooDeep,
+    TooLarge,
+}
+
+/// Writes `map` with its keys sorted by their UTF-8 bytes, recursively, no
+/// whitespace, strings as `serde_json` escapes them.
 fn write_object(
     map: &Map<String, Value>,
     out: &mut String,
     depth: usize,
-) -> Result<(), ApprovalError> {
-    if depth > MAX_INPUT_DEPTH {
-        return Err(too_deep());
+    rules: &Canonical,
+) -> Result<(), CanonicalError> {
+    if depth > rules.max_depth {
+        return Err(CanonicalError::TooDeep);
     }
-    let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort();
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
     out.push('{');
-    for (i, key) in keys.into_iter().enumerate() {
+    for (i, (key, value)) in entries.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         write_string(key, out);
         out.push(':');
-        if let Some(value) = map.get(key) {
-            write_value(value, out, depth)?;
-        }
-        if out.len() > MAX_INPUT_BYTES {
-            return Err(ApprovalError::InvalidRequest(format!(
-                "the input is larger than {MAX_INPUT_BYTES} bytes of JSON"
-            )));
+        write_value(value, out, depth, rules)?;
+        if out.len() > rules.max_bytes {
+            return Err(CanonicalError::TooLarge);
         }
     }
     out.push('}');
     Ok(())
 }
 
-fn write_value(value: &Value, out: &mut String, depth: usize) -> Result<(), ApprovalError> {
+fn write_value(
+    value: &Value,
+    out: &mut String,
+    depth: usize,
+    rules: &Canonical,
+) -> Result<(), CanonicalError> {
     match value {
-        Value::Object(map) => write_object(map, out, depth + 1)?,
+        Value::Object(map) => write_object(map, out, depth + 1, rules)?,
         Value::Array(items) => {
-            if depth + 1 > MAX_INPUT_DEPTH {
-                return Err(too_deep());
+            if depth + 1 > rules.max_depth {
+                return Err(CanonicalError::TooDeep);
             }
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(item, out, depth + 1)?;
-                if out.len() > MAX_INPUT_BYTES {
-                    return Err(ApprovalError::InvalidRequest(format!(
-                        "the input is larger than {MAX_INPUT_BYTES} bytes of JSON"
-                    )));
+                write_value(item, out, depth + 1, rules)?;
+                if out.len() > rules.max_bytes {
+                    return Err(CanonicalError::TooLarge);
                 }
             }
             out.push(']');
         }
         Value::String(s) => write_string(s, out),
+        Value::Number(n) if rules.integral_floats_as_integers && n.is_f64() => {
+            const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53
+            match n.as_f64() {
+                // In range, so the cast is exact (and -0 becomes 0).
+                Some(f) if f.fract() == 0.0 && f.abs() <= LIMIT => {
+                    out.push_str(&(f as i64).to_string());
+                }
+                _ => out.push_str(&n.to_string()),
+            }
+        }
         scalar => out.push_str(&scalar.to_string()),
     }
     Ok(())
@@ -1037,10 +1130,10 @@ fn write_string(s: &str, out: &mut String) {
     out.push_str(&Value::String(s.to_owned()).to_string());
 }
 
-fn too_deep() -> ApprovalError {
-    ApprovalError::InvalidRequest(format!(
-        "the input nests deeper than {MAX_INPUT_DEPTH} levels"
-    ))
+/// Whether `s` is a SHA-256 as this module writes them: 64 lowercase hex
+/// digits.
+fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -1,13 +1,35 @@
 //! The embedded default [`ApprovalStore`]: one SQLite file.
 //!
-//! The file runs in WAL mode with `synchronous=FULL` (a committed decision
-//! survives power loss), every write is a `BEGIN IMMEDIATE` transaction
-//! (writers queue on the file lock instead of failing half-way), and a busy
-//! timeout lets many threads and processes share the file. The schema is
-//! versioned with `PRAGMA user_version` and the file is marked as an
-//! approval queue with `PRAGMA application_id`. Triggers refuse any change
-//! to a terminal row and any state change the state machine does not have,
-//! whatever code issues it.
+//! The file keeps a rollback journal (`journal_mode=DELETE`) with
+//! `synchronous=EXTRA` (a committed decision survives power loss, the
+//! journal's removal included), every write is a `BEGIN IMMEDIATE`
+//! transaction (writers queue on the file lock instead of failing
+//! half-way), and a busy timeout lets many threads and processes share the
+//! file. The schema is versioned with `PRAGMA user_version` and the file is
+//! marked as an approval queue with `PRAGMA application_id`. Triggers
+//! refuse any change to a terminal row, any state change the state machine
+//! does not have, and any change to what was proposed, whatever code
+//! issues it.
+//!
+//! Not WAL: a reader of a WAL file must create its `-wal` and `-shm` files
+//! when no writer has them open, so a read-only listing by another user
+//! would leave files the owner's host then cannot write. A rollback-journal
+//! file is read under a shared lock on the file itself, creating nothing.
+//! [`SqliteStore::open_read_only`] (what `approvals list` and `show` use)
+//! opens it `SQLITE_OPEN_READONLY`, sets no pragma and migrates nothing.
+//!
+//! # Schema versions
+//!
+//! - 1 (objectstack-bridge 0.1): WAL mode; proposals deduplicated per
+//!   (conversation, tool call); no executable digest.
+//! - 2: adds `executable_sha256`, re-keys `dedup_key` as (conversation,
+//!   tool call, tool name, proposer), guards both with the immutability
+//!   trigger, and leaves WAL mode.
+//!
+//! A file is upgraded by the first *write* open (the host, or an
+//! `approvals` command that decides), in one transaction; a read-only open
+//! reads either version as it is. Rows from version 1 keep
+//! `executable_sha256` empty, and the executor refuses them.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -23,10 +45,10 @@ use crate::runtime::Actor;
 /// `PRAGMA application_id` of an approval queue file ("OSAQ").
 const APPLICATION_ID: i64 = 0x4F53_4151;
 
-/// The schema version this build writes and reads.
-const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build writes; it reads this one and version 1.
+const SCHEMA_VERSION: i64 = 2;
 
-const SCHEMA: &str = "
+const TABLE: &str = "
 CREATE TABLE pending_actions (
     id              TEXT PRIMARY KEY NOT NULL,
     dedup_key       TEXT UNIQUE,
@@ -55,9 +77,15 @@ CREATE TABLE pending_actions (
     lease_until     INTEGER,
     result          TEXT,
     error           TEXT,
-    finished_at     INTEGER
+    finished_at     INTEGER,
+    executable_sha256 TEXT
 );
 CREATE INDEX pending_actions_by_state ON pending_actions (state, created_at, id);
+";
+
+/// The guards of schema version 2 (version 1 had the same three, with
+/// fewer columns immutable).
+const TRIGGERS: &str = "
 CREATE TRIGGER pending_actions_terminal_is_final
 BEFORE UPDATE ON pending_actions
 WHEN OLD.state IN ('rejected', 'expired', 'cancelled', 'executed', 'failed')
@@ -76,9 +104,11 @@ BEGIN
     SELECT RAISE(ABORT, 'not a transition of the approval state machine');
 END;
 CREATE TRIGGER pending_actions_input_is_immutable
-BEFORE UPDATE OF input, input_sha256, tool_name, action_name, object_name, proposer, created_at
+BEFORE UPDATE OF input, input_sha256, executable_sha256, dedup_key, tool_name, action_name,
+    object_name, proposer, created_at
 ON pending_actions
 WHEN NEW.input IS NOT OLD.input OR NEW.input_sha256 IS NOT OLD.input_sha256
+  OR NEW.executable_sha256 IS NOT OLD.executable_sha256 OR NEW.dedup_key IS NOT OLD.dedup_key
   OR NEW.tool_name IS NOT OLD.tool_name OR NEW.action_name IS NOT OLD.action_name
   OR NEW.object_name IS NOT OLD.object_name OR NEW.proposer IS NOT OLD.proposer
   OR NEW.created_at IS NOT OLD.created_at
@@ -87,18 +117,42 @@ BEGIN
 END;
 ";
 
+/// Version 1 to 2, after the old triggers are dropped and before the
+/// dedup keys are recomputed and [`TRIGGERS`] created.
+const UPGRADE_FROM_1: &str = "
+DROP TRIGGER IF EXISTS pending_actions_terminal_is_final;
+DROP TRIGGER IF EXISTS pending_actions_transitions;
+DROP TRIGGER IF EXISTS pending_actions_input_is_immutable;
+ALTER TABLE pending_actions ADD COLUMN executable_sha256 TEXT;
+";
+
+/// The columns a row is read from, in [`decode_row`]'s order.
 const COLUMNS: &str = "id, tool_name, action_name, object_name, input, input_sha256, \
     conversation_id, message_id, tool_call_id, trace_id, proposer, created_at, state, version, \
     state_by, state_at, decided_by, decided_at, reason, approved_sha256, claimed_by, claimed_at, \
-    lease_until, result, error, finished_at";
+    lease_until, result, error, finished_at, executable_sha256";
+
+/// [`COLUMNS`] from a version 1 file, which has no digest.
+const COLUMNS_V1: &str = "id, tool_name, action_name, object_name, input, input_sha256, \
+    conversation_id, message_id, tool_call_id, trace_id, proposer, created_at, state, version, \
+    state_by, state_at, decided_by, decided_at, reason, approved_sha256, claimed_by, claimed_at, \
+    lease_until, result, error, finished_at, NULL AS executable_sha256";
 
 /// How to open a queue file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SqliteOptions {
-    /// Create the file (and its schema) when it does not exist.
+    /// Create the file (and its schema) when it does not exist (ignored
+    /// when `read_only`).
     pub create: bool,
-    /// How long a writer waits for the file lock before giving up.
+    /// How long a writer waits for the file lock before giving up (and a
+    /// reader for a commit in progress).
     pub busy_timeout: Duration,
+    /// Open for reading only (`SQLITE_OPEN_READONLY`): no pragma is set,
+    /// the schema is not migrated, nothing is created beside the file, and
+    /// every write ([`ApprovalStore::insert`],
+    /// [`ApprovalStore::compare_and_set`]) is refused with
+    /// [`StoreError::ReadOnly`].
+    pub read_only: bool,
 }
 
 impl Default for SqliteOptions {
@@ -106,6 +160,7 @@ impl Default for SqliteOptions {
         SqliteOptions {
             create: true,
             busy_timeout: Duration::from_secs(30),
+            read_only: false,
         }
     }
 }
@@ -118,6 +173,47 @@ impl Default for SqliteOptions {
 pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: PathBuf,
+    /// The column list rows are read with (it depends on the version of a
+    /// file opened read-only).
+    columns: &'static str,
+    /// Set when the store is read-only.
+    read_only: Option<ReadOnly>,
+}
+
+/// How a read-only store reads.
+#[derive(Debug)]
+struct ReadOnly {
+    /// Set when a version 1 file (WAL mode) with no `-wal` file is read as
+    /// an immutable snapshot: what the file looked like when it was
+    /// opened, so that every read can check that no writer has touched it
+    /// since.
+    snapshot: Option<FileStamp>,
+}
+
+/// Enough of a file to tell that it was written: its size, its
+/// modification time and its 100-byte header (which holds the change
+/// counter a rollback-journal commit increments, the page count and the
+/// schema cookie).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    header: Vec<u8>,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        let mut header = Vec::with_capacity(100);
+        file.by_ref().take(100).read_to_end(&mut header).ok()?;
+        Some(FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            header,
+        })
+    }
 }
 
 impl SqliteStore {
@@ -137,15 +233,25 @@ impl SqliteStore {
         )
     }
 
+    /// Opens an existing queue for reading only (see
+    /// [`SqliteOptions::read_only`]): for listings by anyone who can read
+    /// the file, while hosts write it.
+    pub fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        Self::open_with(
+            path,
+            &SqliteOptions {
+                create: false,
+                read_only: true,
+                ..SqliteOptions::default()
+            },
+        )
+    }
+
     /// Opens the queue at `path` with `options`.
     pub fn open_with(path: &Path, options: &SqliteOptions) -> Result<Self, StoreError> {
         let shown = path.display().to_string();
-        if !options.create && !path.exists() {
+        if (options.read_only || !options.create) && !path.exists() {
             return Err(StoreError::Missing { path: shown });
-        }
-        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        if options.create {
-            flags |= OpenFlags::SQLITE_OPEN_CREATE;
         }
         if path.is_dir() {
             return Err(StoreError::NotAQueue {
@@ -153,35 +259,175 @@ impl SqliteStore {
                 detail: "it is a directory; name the queue file inside it".to_owned(),
             });
         }
+        if options.read_only {
+            return Self::open_reader(path, &shown, options);
+        }
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if options.create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
         let op = "opening the queue file";
         let mut conn =
             Connection::open_with_flags(path, flags).map_err(|e| open_error(&shown, op, &e))?;
         conn.busy_timeout(options.busy_timeout)
             .map_err(|e| backend(op, &e))?;
         // Refuse a file that is not ours before writing anything to it:
-        // switching to WAL rewrites the header of any SQLite file.
+        // changing the journal mode rewrites the header of any SQLite file.
         check_identity(&conn, &shown, options.create)?;
-        let journal: String = conn
-            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
-            .map_err(|e| open_error(&shown, op, &e))?;
-        if !journal.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Backend {
-                operation: op,
-                message: format!("the file refused WAL mode (journal_mode is {journal})"),
-            });
-        }
-        conn.pragma_update(None, "synchronous", "FULL")
+        leave_wal(&conn, &shown, options.busy_timeout)?;
+        conn.pragma_update(None, "synchronous", "EXTRA")
             .map_err(|e| backend(op, &e))?;
         migrate(&mut conn, &shown, options.create)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             path: path.to_path_buf(),
+            columns: COLUMNS,
+            read_only: None,
         })
     }
 
-    /// The file this store writes.
+    /// The read-only open: no pragma written, no migration, nothing
+    /// created beside the file.
+    fn open_reader(path: &Path, shown: &str, options: &SqliteOptions) -> Result<Self, StoreError> {
+        let op = "opening the queue file for reading";
+        let needs_writer = |detail: &str| StoreError::NeedsWriter {
+            path: shown.to_owned(),
+            detail: detail.to_owned(),
+        };
+        let sidecar = |suffix: &str| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        let mut snapshot = None;
+        let conn = if is_wal_file(path) && !sidecar("-wal").exists() {
+            // A version 1 file in WAL mode that no process has open: all of
+            // it is in the file, and reading it through WAL would create
+            // the -wal and -shm files. Read it as an immutable snapshot,
+            // and check before every answer that nobody wrote it since.
+            let Some(uri) = file_uri(path) else {
+                return Err(needs_writer(
+                    "it is in WAL mode (written by objectstack-bridge 0.1) and its name cannot be \
+                     written as an SQLite URI; open it once for writing (start the host, or run \
+                     an `approvals` command that decides) to convert it",
+                ));
+            };
+            snapshot = Some(FileStamp::of(path).ok_or_else(|| StoreError::Backend {
+                operation: op,
+                message: format!("cannot read {shown}: check that it is readable"),
+            })?);
+            Connection::open_with_flags(
+                format!("{uri}?mode=ro&immutable=1"),
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| read_error(shown, op, &e))?
+        } else if is_wal_file(path) && !sidecar("-shm").exists() {
+            return Err(needs_writer(
+                "it is in WAL mode and its -wal file is there without its -shm file (a writer \
+                 stopped abruptly); open it once for writing (start the host, or run an \
+                 `approvals` command that decides) to recover it",
+            ));
+        } else {
+            Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| read_error(shown, op, &e))?
+        };
+        conn.busy_timeout(options.busy_timeout)
+            .map_err(|e| backend(op, &e))?;
+        // The first read: a file that is not a database, or a journal left
+        // by a writer that stopped, shows here.
+        conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map_err(|e| read_error(shown, op, &e))?;
+        check_identity(&conn, shown, false)?;
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| read_error(shown, op, &e))?;
+        let columns = match version {
+            SCHEMA_VERSION => COLUMNS,
+            1 => COLUMNS_V1,
+            v if v > SCHEMA_VERSION => {
+                return Err(StoreError::SchemaTooNew {
+                    path: shown.to_owned(),
+                    found: v,
+                    supported: SCHEMA_VERSION,
+                });
+            }
+            v => {
+                return Err(StoreError::NotAQueue {
+                    path: shown.to_owned(),
+                    detail: format!(
+                        "it has schema version {v}, which no version of this library wrote"
+                    ),
+                });
+            }
+        };
+        let store = SqliteStore {
+            conn: Mutex::new(conn),
+            path: path.to_path_buf(),
+            columns,
+            read_only: Some(ReadOnly { snapshot }),
+        };
+        store.check_snapshot("opening the queue file for reading")?;
+        Ok(store)
+    }
+
+    /// For a store reading an immutable snapshot: that the file is still
+    /// what it was when opened, and no writer has opened it since.
+    fn check_snapshot(&self, operation: &'static str) -> Result<(), StoreError> {
+        let Some(ReadOnly {
+            snapshot: Some(stamp),
+        }) = &self.read_only
+        else {
+            return Ok(());
+        };
+        let mut wal = self.path.as_os_str().to_owned();
+        wal.push("-wal");
+        if FileStamp::of(&self.path).as_ref() != Some(stamp) || Path::new(&wal).exists() {
+            return Err(StoreError::Backend {
+                operation,
+                message: format!(
+                    "{} changed while it was being read (a host opened it); run the command again",
+                    self.path.display()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// `Err` when this store is read-only.
+    fn writable(&self, operation: &'static str) -> Result<(), StoreError> {
+        match self.read_only {
+            Some(_) => Err(StoreError::ReadOnly { operation }),
+            None => Ok(()),
+        }
+    }
+
+    /// A read's error, with a hot journal (a writer that stopped mid-way)
+    /// explained for a read-only store.
+    fn read_failed(&self, operation: &'static str, e: &rusqlite::Error) -> StoreError {
+        if self.read_only.is_some() && e.sqlite_error_code() == Some(ErrorCode::ReadOnly) {
+            return StoreError::NeedsWriter {
+                path: self.path.display().to_string(),
+                detail: HOT_JOURNAL.to_owned(),
+            };
+        }
+        backend(operation, e)
+    }
+
+    /// The file this store reads and writes.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the store was opened read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.is_some()
     }
 
     /// Runs SQLite's `PRAGMA integrity_check`; `Ok(())` when the file is
@@ -243,6 +489,87 @@ fn check_identity(conn: &Connection, path: &str, create: bool) -> Result<(), Sto
     Ok(())
 }
 
+/// Why a read-only store cannot read a file a writer left mid-transaction.
+const HOT_JOURNAL: &str = "a writer stopped in the middle of a transaction and left its journal; \
+    the next write (the host, or an `approvals` command that decides) rolls it back";
+
+/// Takes a file out of WAL mode (version 1 files ran in it). Only possible
+/// while no other connection has the file open; otherwise it stays in WAL
+/// mode, which is as safe, until a later open converts it.
+fn leave_wal(conn: &Connection, path: &str, busy_timeout: Duration) -> Result<(), StoreError> {
+    let op = "opening the queue file";
+    let mode: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .map_err(|e| open_error(path, op, &e))?;
+    if mode.eq_ignore_ascii_case("delete") {
+        return Ok(());
+    }
+    // Do not wait for other connections to go away: try once.
+    conn.busy_timeout(Duration::ZERO)
+        .map_err(|e| backend(op, &e))?;
+    let switched = conn.pragma_update_and_check(None, "journal_mode", "DELETE", |row| {
+        row.get::<_, String>(0)
+    });
+    conn.busy_timeout(busy_timeout)
+        .map_err(|e| backend(op, &e))?;
+    match switched {
+        Ok(_) => Ok(()),
+        Err(e)
+            if matches!(
+                e.sqlite_error_code(),
+                Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+            ) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(open_error(path, op, &e)),
+    }
+}
+
+/// Whether the file's header says WAL mode (bytes 18 and 19 are 2).
+fn is_wal_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok()
+        && header.starts_with(b"SQLite format 3\0")
+        && (header[18] == 2 || header[19] == 2)
+}
+
+/// `path` as an SQLite `file:` URI (without a query), or `None` when it is
+/// not UTF-8.
+fn file_uri(path: &Path) -> Option<String> {
+    let text = path.to_str()?;
+    let mut uri = String::from("file:");
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'~') {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Some(uri)
+}
+
+fn read_error(path: &str, op: &'static str, e: &rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotAQueue {
+            path: path.to_owned(),
+            detail: "it is not an SQLite database".to_owned(),
+        },
+        Some(ErrorCode::ReadOnly) => StoreError::NeedsWriter {
+            path: path.to_owned(),
+            detail: HOT_JOURNAL.to_owned(),
+        },
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => StoreError::Backend {
+            operation: op,
+            message: format!("{e}: check that {path} is readable"),
+        },
+        _ => backend(op, e),
+    }
+}
+
 fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreError> {
     let op = "preparing the queue schema";
     let tx = conn
@@ -265,6 +592,18 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
         if version == SCHEMA_VERSION {
             return tx.commit().map_err(|e| backend(op, &e));
         }
+        if version == 1 {
+            upgrade_from_1(&tx)?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(|e| backend(op, &e))?;
+            return tx.commit().map_err(|e| backend(op, &e));
+        }
+        return Err(StoreError::NotAQueue {
+            path: path.to_owned(),
+            detail: format!(
+                "it has schema version {version}, which no version of this library wrote"
+            ),
+        });
     }
     let tables: i64 = tx
         .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
@@ -283,12 +622,70 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
             detail: "the file is empty".to_owned(),
         });
     }
-    tx.execute_batch(SCHEMA).map_err(|e| backend(op, &e))?;
+    tx.execute_batch(TABLE).map_err(|e| backend(op, &e))?;
+    tx.execute_batch(TRIGGERS).map_err(|e| backend(op, &e))?;
     tx.pragma_update(None, "application_id", APPLICATION_ID)
         .map_err(|e| backend(op, &e))?;
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(|e| backend(op, &e))?;
     tx.commit().map_err(|e| backend(op, &e))
+}
+
+/// Schema version 1 to 2, inside the migration's transaction: the digest
+/// column (left empty: nothing recorded what version 1 rows were approved
+/// for), the dedup keys recomputed with the tool name and the proposer, and
+/// the version 2 guards.
+fn upgrade_from_1(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    let op = "upgrading the queue schema from version 1";
+    tx.execute_batch(UPGRADE_FROM_1)
+        .map_err(|e| backend(op, &e))?;
+    let mut keys: Vec<(String, Option<String>)> = Vec::new();
+    {
+        let mut stmt = tx
+            .prepare(
+                "SELECT id, conversation_id, tool_call_id, tool_name, proposer FROM pending_actions",
+            )
+            .map_err(|e| backend(op, &e))?;
+        let mut rows = stmt.query([]).map_err(|e| backend(op, &e))?;
+        while let Some(row) = rows.next().map_err(|e| backend(op, &e))? {
+            // A row whose columns cannot be read gets no key (it can no
+            // longer be matched by a repeated proposal); it is reported as
+            // unreadable when listed, as before.
+            let Ok(id) = row.get::<_, String>(0) else {
+                continue;
+            };
+            let conversation = row.get::<_, Option<String>>(1).ok().flatten();
+            let tool_call = row.get::<_, Option<String>>(2).ok().flatten();
+            let tool = row.get::<_, String>(3).ok();
+            let proposer = row
+                .get::<_, String>(4)
+                .ok()
+                .and_then(|p| serde_json::from_str::<Actor>(&p).ok());
+            let key = match (tool, proposer) {
+                (Some(tool), Some(proposer)) => super::dedup_key(
+                    conversation.as_deref(),
+                    tool_call.as_deref(),
+                    &tool,
+                    &proposer.id,
+                ),
+                _ => None,
+            };
+            keys.push((id, key));
+        }
+    }
+    // Clear every key first, so that no new key ever meets an old one.
+    tx.execute("UPDATE pending_actions SET dedup_key = NULL", [])
+        .map_err(|e| backend(op, &e))?;
+    for (id, key) in keys {
+        if key.is_some() {
+            tx.execute(
+                "UPDATE pending_actions SET dedup_key = ?1 WHERE id = ?2",
+                rusqlite::params![key, id],
+            )
+            .map_err(|e| backend(op, &e))?;
+        }
+    }
+    tx.execute_batch(TRIGGERS).map_err(|e| backend(op, &e))
 }
 
 fn open_error(path: &str, op: &'static str, e: &rusqlite::Error) -> StoreError {
@@ -300,8 +697,8 @@ fn open_error(path: &str, op: &'static str, e: &rusqlite::Error) -> StoreError {
         Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly) => StoreError::Backend {
             operation: op,
             message: format!(
-                "{e}: check that {path} and its directory are writable (the queue keeps its \
-                 -wal and -shm files beside it)"
+                "{e}: check that {path} and its directory are writable (a write keeps its \
+                 journal beside the file while it runs)"
             ),
         },
         _ => backend(op, e),
@@ -392,27 +789,27 @@ fn decode_row(row: &Row<'_>, id: &str) -> Result<PendingAction, String> {
         result,
         error: col(row, 24)?,
         finished_at: col(row, 25)?,
+        executable_sha256: col(row, 26)?,
     })
 }
 
 fn select_one(
     conn: &Connection,
+    columns: &str,
     id: &str,
-    op: &'static str,
-) -> Result<Option<PendingAction>, StoreError> {
+) -> rusqlite::Result<Option<Result<PendingAction, StoreError>>> {
     conn.query_row(
-        &format!("SELECT {COLUMNS} FROM pending_actions WHERE id = ?1"),
+        &format!("SELECT {columns} FROM pending_actions WHERE id = ?1"),
         [id],
         read_row,
     )
     .optional()
-    .map_err(|e| backend(op, &e))?
-    .transpose()
 }
 
 impl ApprovalStore for SqliteStore {
     fn insert(&self, row: &PendingAction) -> Result<(PendingAction, bool), StoreError> {
         let op = "queueing a pending action";
+        self.writable(op)?;
         let input = json_text(&row.input, &row.id)?;
         let proposer = json_text(&row.proposer, &row.id)?;
         let result = row
@@ -442,7 +839,7 @@ impl ApprovalStore for SqliteStore {
             &format!(
                 "INSERT INTO pending_actions (dedup_key, {COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
                  ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, \
-                 ?24, ?25, ?26, ?27)"
+                 ?24, ?25, ?26, ?27, ?28)"
             ),
             rusqlite::params![
                 dedup,
@@ -472,6 +869,7 @@ impl ApprovalStore for SqliteStore {
                 result,
                 row.error,
                 row.finished_at,
+                row.executable_sha256,
             ],
         )
         .map_err(|e| backend(op, &e))?;
@@ -480,8 +878,13 @@ impl ApprovalStore for SqliteStore {
     }
 
     fn get(&self, id: &str) -> Result<Option<PendingAction>, StoreError> {
-        let conn = self.lock();
-        select_one(&conn, id, "reading a pending action")
+        let op = "reading a pending action";
+        let row = {
+            let conn = self.lock();
+            select_one(&conn, self.columns, id).map_err(|e| self.read_failed(op, &e))?
+        };
+        self.check_snapshot(op)?;
+        row.transpose()
     }
 
     fn list(
@@ -489,7 +892,7 @@ impl ApprovalStore for SqliteStore {
         filter: &ListFilter,
     ) -> Result<Vec<Result<PendingAction, StoreError>>, StoreError> {
         let op = "listing pending actions";
-        let mut sql = format!("SELECT {COLUMNS} FROM pending_actions WHERE 1 = 1");
+        let mut sql = format!("SELECT {} FROM pending_actions WHERE 1 = 1", self.columns);
         let mut args: Vec<rusqlite::types::Value> = Vec::new();
         let mut push = |clause: &str, value: rusqlite::types::Value| {
             args.push(value);
@@ -514,15 +917,18 @@ impl ApprovalStore for SqliteStore {
         if let Some(limit) = filter.limit {
             sql.push_str(&format!(" LIMIT {}", to_i64(limit as u64)));
         }
-        let conn = self.lock();
-        let mut stmt = conn.prepare(&sql).map_err(|e| backend(op, &e))?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(args), read_row)
-            .map_err(|e| backend(op, &e))?;
         let mut out = Vec::new();
-        for row in rows {
-            out.push(row.map_err(|e| backend(op, &e))?);
+        {
+            let conn = self.lock();
+            let mut stmt = conn.prepare(&sql).map_err(|e| self.read_failed(op, &e))?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(args), read_row)
+                .map_err(|e| self.read_failed(op, &e))?;
+            for row in rows {
+                out.push(row.map_err(|e| self.read_failed(op, &e))?);
+            }
         }
+        self.check_snapshot(op)?;
         Ok(out)
     }
 
@@ -532,6 +938,7 @@ impl ApprovalStore for SqliteStore {
         next: &PendingAction,
     ) -> Result<Cas, StoreError> {
         let op = "recording a decision";
+        self.writable(op)?;
         let result = next
             .result
             .as_ref()
@@ -570,7 +977,10 @@ impl ApprovalStore for SqliteStore {
         let outcome = if changed == 1 {
             Cas::Applied
         } else {
-            match select_one(&tx, &next.id, op)? {
+            match select_one(&tx, COLUMNS, &next.id)
+                .map_err(|e| backend(op, &e))?
+                .transpose()?
+            {
                 Some(current) => Cas::Conflict(Box::new(current)),
                 None => Cas::Missing,
             }

@@ -8,14 +8,19 @@
 //!
 //! A PostgreSQL backend maps one-to-one onto it: a table with the columns
 //! of [`PendingAction`] (JSON as `jsonb`, times as `bigint` milliseconds or
-//! `timestamptz`), a unique index on the dedup key, `insert` as
+//! `timestamptz`, the input and executable digests as `text`, never
+//! updated), a unique index on the dedup key
+//! ([`PendingAction::dedup_key`]), `insert` as
 //! `INSERT ... ON CONFLICT (dedup_key) DO NOTHING RETURNING *` followed by
 //! a `SELECT` when nothing was returned, and `compare_and_set` as
 //! `UPDATE ... WHERE id = $1 AND version = $2` (a conflict is zero rows
 //! updated, then a `SELECT` reports the current row). The trait is
 //! synchronous so it works from the CLI and from any async runtime alike;
 //! a Postgres implementation would use a synchronous client or block on
-//! its pool.
+//! its pool. A read-only store (a role with `SELECT` only, or a
+//! `default_transaction_read_only` session) answers `get` and `list` and
+//! refuses the two writes with [`StoreError::ReadOnly`], as
+//! [`SqliteStore::open_read_only`](super::SqliteStore::open_read_only) does.
 
 use super::{PendingAction, State};
 
@@ -49,6 +54,23 @@ pub enum StoreError {
         found: i64,
         /// The newest this build reads.
         supported: i64,
+    },
+    /// The store was opened read-only, and this needs a write.
+    #[error(
+        "the approval queue was opened read-only, and {operation} writes to it; open it for writing"
+    )]
+    ReadOnly {
+        /// What was being done.
+        operation: &'static str,
+    },
+    /// The file cannot be read without writing to it first (a writer has
+    /// to recover or convert it).
+    #[error("{path} cannot be read without writing to it: {detail}")]
+    NeedsWriter {
+        /// The file.
+        path: String,
+        /// Why, and what to run.
+        detail: String,
     },
     /// Other writers held the database longer than the busy timeout.
     #[error(

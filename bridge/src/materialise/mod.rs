@@ -21,7 +21,11 @@
 //!    function, so the two can never disagree;
 //! 2. only when a [`Wiring`] is given: `no_automation` (a `flow` action and
 //!    no automation service), `no_api_client` (an `api` action and neither
-//!    an API client nor a base URL);
+//!    an API client nor a base URL), `unsafe_api_target` (an `api` action
+//!    whose target could send the request, and the client's credentials,
+//!    elsewhere than below the base URL: see [`ApiScope`]),
+//!    `unsendable_api_data` (a `GET` or `DELETE` `api` action whose data a
+//!    query string cannot carry);
 //! 3. only when a [`Wiring`] is given: `requires_confirmation` (the action
 //!    needs a human's confirmation and the approval queue is not wired);
 //! 4. `missing_name` (the action has no string `name`, so it has no tool
@@ -35,6 +39,7 @@
 //! "The tool definition" (see the crate README for the rules and the few
 //! deliberate differences from the old bridge).
 
+pub(crate) mod api;
 mod definition;
 
 use std::borrow::Cow;
@@ -52,6 +57,7 @@ use serde::Serialize;
 use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
 
+pub use api::ApiScope;
 pub use definition::Definition;
 use definition::{Fast, ObjectIndex, Owner};
 
@@ -62,7 +68,7 @@ use definition::{Fast, ObjectIndex, Owner};
 /// Pass `None` instead of a `Wiring` to apply the static checks only (what
 /// the lint does).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Wiring {
+pub struct Wiring<'a> {
     /// An automation service is present, so `flow` actions can run.
     pub automation: bool,
     /// An API client or a base URL is configured, so `api` actions can run.
@@ -70,21 +76,34 @@ pub struct Wiring {
     /// The approval queue is wired (approval enabled and a queue that can
     /// take proposals), so actions that need confirmation can register.
     pub approval: bool,
+    /// Where `api` actions may send requests (the API client's base URL and
+    /// allowed origins), when `api_client` is set; the default knows no
+    /// base URL and allows no other origin.
+    pub api_scope: ApiScope<'a>,
 }
 
-impl Wiring {
+impl Wiring<'static> {
     /// Nothing wired: a runtime with no services.
-    pub const NONE: Wiring = Wiring {
+    pub const NONE: Wiring<'static> = Wiring {
         automation: false,
         api_client: false,
         approval: false,
+        api_scope: ApiScope {
+            base_url: None,
+            allowed_origins: &[],
+        },
     };
 
-    /// Everything wired: automation, an API client and the approval queue.
-    pub const ALL: Wiring = Wiring {
+    /// Everything wired: automation, an API client (with the default
+    /// [`ApiScope`]) and the approval queue.
+    pub const ALL: Wiring<'static> = Wiring {
         automation: true,
         api_client: true,
         approval: true,
+        api_scope: ApiScope {
+            base_url: None,
+            allowed_origins: &[],
+        },
     };
 }
 
@@ -108,6 +127,15 @@ pub enum SkipCode {
     NoAutomation,
     /// An `api` action and neither an API client nor a base URL is wired.
     NoApiClient,
+    /// An `api` action whose `target` could send the request, and the API
+    /// client's credentials, elsewhere than below the base URL (absolute,
+    /// scheme-relative, backslashes, userinfo, another scheme, `..`); see
+    /// [`ApiScope`].
+    UnsafeApiTarget,
+    /// A `GET` or `DELETE` `api` action whose data a query string cannot
+    /// carry (`bodyShape.wrap`, a nested `bodyExtra` value, a row action
+    /// without `recordIdParam`).
+    UnsendableApiData,
     /// The action needs confirmation and the approval queue is not wired.
     RequiresConfirmation,
     /// The action has no string `name`, so it has no tool name.
@@ -127,6 +155,8 @@ impl SkipCode {
         SkipCode::MissingTarget,
         SkipCode::NoAutomation,
         SkipCode::NoApiClient,
+        SkipCode::UnsafeApiTarget,
+        SkipCode::UnsendableApiData,
         SkipCode::RequiresConfirmation,
         SkipCode::MissingName,
         SkipCode::NameCollision,
@@ -143,6 +173,8 @@ impl SkipCode {
             SkipCode::MissingTarget => "missing_target",
             SkipCode::NoAutomation => "no_automation",
             SkipCode::NoApiClient => "no_api_client",
+            SkipCode::UnsafeApiTarget => "unsafe_api_target",
+            SkipCode::UnsendableApiData => "unsendable_api_data",
             SkipCode::RequiresConfirmation => "requires_confirmation",
             SkipCode::MissingName => "missing_name",
             SkipCode::NameCollision => "name_collision",
@@ -657,7 +689,7 @@ fn sort_by_order(group: &mut [Member<'_>]) {
 
 /// The state of one walk over a stack.
 struct Walk<'w, 'a> {
-    wiring: Option<&'w Wiring>,
+    wiring: Option<&'w Wiring<'w>>,
     already_registered: &'w dyn Fn(&str) -> bool,
     index: &'w ObjectIndex<'a>,
     arena: &'a json::Arena,
@@ -720,8 +752,10 @@ impl<'a> Walk<'_, 'a> {
             }
         };
         let confirmation = needs_confirmation(action);
+        let row_context = object.is_some() && is_row_context(action);
         if let Some(wiring) = self.wiring
-            && let Some((code, reason)) = wiring_skip(wiring, route, confirmation)
+            && let Some((code, reason)) =
+                wiring_skip(wiring, action, route, row_context, confirmation)
         {
             (self.emit)(Event::Skipped(skip(code, reason)));
             return;
@@ -761,7 +795,6 @@ impl<'a> Walk<'_, 'a> {
             name: object,
             object: owner.and_then(|i| self.index.at(i)),
         };
-        let row_context = object.is_some() && is_row_context(action);
         let definition = definition::build(
             tool_name,
             action,
@@ -810,10 +843,13 @@ impl<'a> Walk<'_, 'a> {
     }
 }
 
-/// The wiring checks (steps 7 and 8 of behaviour.md), in order.
+/// The wiring checks (steps 7 and 8 of behaviour.md, with the api checks
+/// between them), in order.
 fn wiring_skip(
-    wiring: &Wiring,
+    wiring: &Wiring<'_>,
+    action: &json::Map<'_>,
     route: Route,
+    row_context: bool,
     confirmation: Option<ConfirmationReason>,
 ) -> Option<(SkipCode, String)> {
     match route {
@@ -832,6 +868,18 @@ fn wiring_skip(
                  neither is configured: configure one in the runtime"
                     .to_owned(),
             ));
+        }
+        Route::Api => {
+            let target = action
+                .get("target")
+                .and_then(json::Value::as_str)
+                .unwrap_or_default();
+            if let Err(reason) = wiring.api_scope.check(target) {
+                return Some((SkipCode::UnsafeApiTarget, reason));
+            }
+            if let Some(reason) = api::unsendable(action, row_context) {
+                return Some((SkipCode::UnsendableApiData, reason));
+            }
         }
         _ => {}
     }

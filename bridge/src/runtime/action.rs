@@ -12,6 +12,7 @@ use objectstack_spec::text::is_truthy;
 use super::host::{ApiRequest, FieldWriteRequest, FlowRequest, HostError, ScriptRequest};
 use super::{Actor, CallContext, HostServices, Invocation, RegisterError};
 use crate::approval::{PendingAction, Proposal, State};
+use crate::materialise::{SkipCode, api};
 
 /// The message of a successful call when the action has no
 /// `successMessage`; `{name}` is the action's name.
@@ -36,6 +37,9 @@ pub(crate) struct ActionTool {
     route: Route,
     row_context: bool,
     confirmation: Option<ConfirmationReason>,
+    /// What an approval of a call to this tool is bound to (see
+    /// [`crate::approval::PendingAction::executable_sha256`]).
+    pub(crate) executable_sha256: String,
 }
 
 /// The arguments split into what the executor gets and what it acts on.
@@ -79,6 +83,10 @@ impl ActionTool {
             Some(Value::String(o)) if !o.is_empty() => Some(o.clone()),
             _ => definition.object_name.clone(),
         };
+        // Read from the action as written, before it changes below.
+        let unsendable = (route == Route::Api)
+            .then(|| api::unsendable(dom, row_location && object_name.is_some()))
+            .flatten();
         if let Some(object) = &object_name {
             action
                 .entry("objectName")
@@ -106,6 +114,31 @@ impl ActionTool {
             }
             _ => {}
         }
+        if route == Route::Api
+            && let Some(client) = &services.api_client
+        {
+            let skipped = |code: SkipCode, reason: String| RegisterError::Skipped {
+                tool: tool.clone(),
+                code,
+                reason,
+            };
+            let target = match action.get("target") {
+                Some(Value::String(t)) => t.as_str(),
+                _ => "",
+            };
+            client
+                .scope()
+                .check(target)
+                .map_err(|reason| skipped(SkipCode::UnsafeApiTarget, reason))?;
+            let method = api::method_of(action.get("method").and_then(Value::as_str));
+            if let Some(reason) = unsendable.or_else(|| {
+                api::sends_query(&method)
+                    .then(|| api::unsendable_parameters(&definition.parameters))
+                    .flatten()
+            }) {
+                return Err(skipped(SkipCode::UnsendableApiData, reason));
+            }
+        }
         if route == Route::FieldWrite && object_name.is_none() {
             return Err(refuse(
                 "a field write (`operation: \"update\"`) needs an `objectName` to know which record it writes"
@@ -124,6 +157,15 @@ impl ActionTool {
                 "an approval queue (it needs confirmation because of `{reason}` and never runs unattended)"
             )));
         }
+        let executable_sha256 = crate::approval::executable_sha256(
+            definition,
+            &action_name,
+            object_name.as_deref(),
+            route,
+            row_context,
+            &action,
+        )
+        .map_err(refuse)?;
         Ok(ActionTool {
             tool,
             action_name,
@@ -132,6 +174,7 @@ impl ActionTool {
             route,
             row_context,
             confirmation,
+            executable_sha256,
         })
     }
 
@@ -183,6 +226,7 @@ impl ActionTool {
             action_name: self.action_name.clone(),
             object_name: self.object_name.clone(),
             input: arguments,
+            executable_sha256: self.executable_sha256.clone(),
             conversation_id: ctx.conversation_id.clone(),
             message_id: ctx.message_id.clone(),
             tool_call_id: ctx.tool_call_id.clone(),
@@ -380,21 +424,21 @@ impl ActionTool {
                     .api_client
                     .as_ref()
                     .ok_or_else(|| not_wired("API client"))?;
-                let method = self
-                    .str_field("method")
-                    .map(|m| m.to_ascii_uppercase())
-                    .unwrap_or_else(|| "POST".to_owned());
-                let body = build_api_body(
-                    &self.action,
-                    &prepared.params,
-                    prepared.record.as_ref(),
-                    prepared.record_id.as_deref(),
-                );
+                let method = api::method_of(self.action.get("method").and_then(Value::as_str));
+                let (record, record_id) = (prepared.record.as_ref(), prepared.record_id.as_deref());
+                let body = build_api_body(&self.action, &prepared.params, record, record_id);
+                let target = build_api_target(&self.action, &prepared.params, record, record_id)
+                    .map_err(|why| {
+                        HostError::failed(format!(
+                            "action '{}' was not sent: {why}",
+                            self.action_name
+                        ))
+                    })?;
                 client
                     .request(ApiRequest {
                         action: self.action_name.clone(),
                         method,
-                        target: self.str_field("target").unwrap_or_default(),
+                        target,
                         body,
                         headers: Vec::new(),
                         actor: actor.clone(),
@@ -511,12 +555,8 @@ pub fn build_api_body(
     record: Option<&Value>,
     record_id: Option<&str>,
 ) -> Option<Value> {
-    let method = action
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_ascii_uppercase)
-        .unwrap_or_else(|| "POST".to_owned());
-    if method == "GET" || method == "DELETE" {
+    let method = api::method_of(action.get("method").and_then(Value::as_str));
+    if api::sends_query(&method) {
         return None;
     }
     let wrap = action
@@ -524,6 +564,110 @@ pub fn build_api_body(
         .and_then(|s| s.get("wrap"))
         .and_then(Value::as_str)
         .filter(|w| !w.is_empty());
+    Some(Value::Object(api_data(
+        action, params, record, record_id, wrap,
+    )))
+}
+
+/// The URL target of an `api` action: its `target`, and for `GET` and
+/// `DELETE` (which send no body) the data a body would carry in the query
+/// string, so the request sent is the request approved. The pairs are
+/// the params in order, then `recordIdParam` (from the record's
+/// `recordIdField`, default `id`, else the record id), then the
+/// `bodyExtra` constants, a later pair replacing an earlier one of the
+/// same name, as in the body; appended to a query the target already
+/// has. A string is sent as it is, a number or boolean as JSON writes it,
+/// a list as one pair per item; `null` means "not given" and is left
+/// out. Names and values are percent-encoded (everything but
+/// `A-Z a-z 0-9 - . _ ~`).
+///
+/// An error says which value a query cannot carry (an object, a nested
+/// list, or a `bodyShape.wrap`); the action is then not sent. Upstream
+/// sends a `GET` or `DELETE` with neither body nor query, dropping the
+/// data: a deliberate difference.
+pub fn build_api_target(
+    action: &Map<String, Value>,
+    params: &Map<String, Value>,
+    record: Option<&Value>,
+    record_id: Option<&str>,
+) -> Result<String, String> {
+    let target = match action.get("target") {
+        Some(Value::String(t)) => t.as_str(),
+        _ => "",
+    };
+    let method = api::method_of(action.get("method").and_then(Value::as_str));
+    if !api::sends_query(&method) {
+        return Ok(target.to_owned());
+    }
+    if let Some(wrap) = action
+        .get("bodyShape")
+        .and_then(|s| s.get("wrap"))
+        .and_then(Value::as_str)
+        .filter(|w| !w.is_empty())
+    {
+        return Err(format!(
+            "a query string cannot nest the params under `bodyShape.wrap` (`{wrap}`)"
+        ));
+    }
+    let mut query = String::new();
+    for (name, value) in api_data(action, params, record, record_id, None) {
+        let mut pair = |v: &str| {
+            if !query.is_empty() {
+                query.push('&');
+            }
+            percent_encode(&name, &mut query);
+            query.push('=');
+            percent_encode(v, &mut query);
+        };
+        let scalar = |v: &Value| match v {
+            Value::String(s) => Ok(Some(s.clone())),
+            Value::Number(n) => Ok(Some(n.to_string())),
+            Value::Bool(b) => Ok(Some(b.to_string())),
+            Value::Null => Ok(None),
+            _ => Err(format!(
+                "`{name}` is {}, which a query string cannot carry",
+                objectstack_spec::materialise::kind(v)
+            )),
+        };
+        match &value {
+            Value::Array(items) => {
+                for item in items {
+                    if let Some(v) = scalar(item)? {
+                        pair(&v);
+                    }
+                }
+            }
+            other => {
+                if let Some(v) = scalar(other)? {
+                    pair(&v);
+                }
+            }
+        }
+    }
+    if query.is_empty() {
+        return Ok(target.to_owned());
+    }
+    let (head, fragment) = match target.find('#') {
+        Some(i) => target.split_at(i),
+        None => (target, ""),
+    };
+    let joiner = match head.find('?') {
+        None => "?",
+        Some(_) if head.ends_with('?') || head.ends_with('&') => "",
+        Some(_) => "&",
+    };
+    Ok(format!("{head}{joiner}{query}{fragment}"))
+}
+
+/// What an `api` action sends: the params (under `wrap` when given), then
+/// `recordIdParam`, then the `bodyExtra` constants (which win).
+fn api_data(
+    action: &Map<String, Value>,
+    params: &Map<String, Value>,
+    record: Option<&Value>,
+    record_id: Option<&str>,
+    wrap: Option<&str>,
+) -> Map<String, Value> {
     let mut body = match wrap {
         Some(key) => {
             let mut m = Map::new();
@@ -557,7 +701,22 @@ pub fn build_api_body(
             body.insert(k.clone(), v.clone());
         }
     }
-    Some(Value::Object(body))
+    body
+}
+
+/// Appends `s` percent-encoded: every byte but `A-Z a-z 0-9 - . _ ~`
+/// becomes `%XX`.
+fn percent_encode(s: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0x0f)]));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -604,6 +763,58 @@ mod tests {
             build_api_body(&action, &params, None, None),
             Some(json!({"a": 1}))
         );
+    }
+
+    #[test]
+    fn get_and_delete_carry_their_data_in_the_query() {
+        let action = map(json!({
+            "method": "delete", "target": "tasks?v=1#top", "recordIdParam": "id",
+            "recordIdField": "number", "bodyExtra": {"source": "a i", "n": null}
+        }));
+        let params = map(json!({"q": "é&=/", "tags": ["a", 2, true, null], "skip": null}));
+        let record = json!({"id": "r1", "number": 7});
+        assert_eq!(
+            build_api_target(&action, &params, Some(&record), Some("r1")).unwrap(),
+            "tasks?v=1&q=%C3%A9%26%3D%2F&tags=a&tags=2&tags=true&id=7&source=a%20i#top"
+        );
+        let plain = map(json!({"method": "GET", "target": "tasks"}));
+        assert_eq!(
+            build_api_target(&plain, &Map::new(), None, None).unwrap(),
+            "tasks"
+        );
+        assert_eq!(
+            build_api_target(&plain, &map(json!({"a": 1})), None, None).unwrap(),
+            "tasks?a=1"
+        );
+        let open = map(json!({"method": "GET", "target": "tasks?"}));
+        assert_eq!(
+            build_api_target(&open, &map(json!({"a": 1})), None, None).unwrap(),
+            "tasks?a=1"
+        );
+        // A POST keeps its target: the data goes in the body.
+        let post = map(json!({"target": "tasks"}));
+        assert_eq!(
+            build_api_target(&post, &map(json!({"a": 1})), None, None).unwrap(),
+            "tasks"
+        );
+    }
+
+    #[test]
+    fn what_a_query_cannot_carry_is_an_error_not_a_drop() {
+        let get = map(json!({"method": "GET", "target": "t"}));
+        for params in [
+            json!({"f": {"a": 1}}),
+            json!({"f": [[1]]}),
+            json!({"f": [{"a": 1}]}),
+        ] {
+            let err = build_api_target(&get, &map(params.clone()), None, None).unwrap_err();
+            assert!(err.contains("`f`"), "{params}: {err}");
+        }
+        let wrapped = map(json!({"method": "GET", "target": "t", "bodyShape": {"wrap": "d"}}));
+        assert!(build_api_target(&wrapped, &Map::new(), None, None).is_err());
+        let record = json!({"id": {"nested": true}});
+        let by_record = map(json!({"method": "DELETE", "target": "t", "recordIdParam": "id"}));
+        assert!(build_api_target(&by_record, &Map::new(), Some(&record), Some("x")).is_err());
     }
 
     #[test]

@@ -1,11 +1,28 @@
 //! Executing approved pending actions through the dispatchers registered
 //! with their tools (bypassing the queue).
+//!
+//! Only the process that registers a tool can run its pending actions, so
+//! the host calls [`ToolRegistry::execute_approved`] itself: on a timer (a
+//! few seconds apart is plenty; every pass is one listing when nothing is
+//! approved), and it may call it again right after an operator approves.
+//! Before dispatching an approved action the executor refuses it, as
+//! `failed` with the reason, when
+//!
+//! - its stored input no longer hashes to what was approved;
+//! - it was queued before approvals were bound to definitions (a queue file
+//!   from schema version 1): "approved before definitions were bound;
+//!   propose it again";
+//! - the tool registered here is not the one approved (its executable
+//!   digest differs: another target, body, method, patch, route, object or
+//!   parameter schema): "the action changed since it was approved";
+//! - the stored input does not validate against the tool's current
+//!   parameter schema and argument limits.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{CallContext, ToolRegistry};
+use super::{ActionTool, CallContext, ToolRegistry};
 use crate::approval::{
     ApprovalError, ListFilter, Outcome, PendingAction, State, StoreError, check_integrity,
 };
@@ -141,12 +158,12 @@ impl ToolRegistry {
         };
         let claim = queue.claim(id, &options.executor, options.lease)?;
         let row = &claim.action;
-        let outcome = match check_integrity(row) {
-            Err(e) => Outcome::Failed {
-                error: format!("refused to dispatch: {e}"),
+        let outcome = match self.refusal(row, tool) {
+            Some(why) => Outcome::Failed {
+                error: format!("refused to dispatch: {why}"),
                 result: None,
             },
-            Ok(()) => {
+            None => {
                 let context = CallContext {
                     actor: Some(row.proposer.clone()),
                     conversation_id: row.conversation_id.clone(),
@@ -179,5 +196,60 @@ impl ToolRegistry {
             }
         };
         queue.finish(&claim, outcome)
+    }
+
+    /// Why `row` must not be dispatched through `tool`, if it must not.
+    fn refusal(&self, row: &PendingAction, tool: &ActionTool) -> Option<String> {
+        if let Err(e) = check_integrity(row) {
+            return Some(e.to_string());
+        }
+        match &row.executable_sha256 {
+            None => {
+                return Some(
+                    "this pending action was approved before definitions were bound; propose it \
+                     again (it was queued by a version of the approval queue that did not record \
+                     which definition of the tool an approval is for)"
+                        .to_owned(),
+                );
+            }
+            Some(approved) if *approved != tool.executable_sha256 => {
+                return Some(format!(
+                    "the action changed since it was approved: `{}` as registered here has \
+                     executable sha256 {}, and {approved} was approved; propose it again",
+                    row.tool_name, tool.executable_sha256
+                ));
+            }
+            Some(_) => {}
+        }
+        if let Err(message) = self.services.limits.check(&row.input) {
+            return Some(format!(
+                "the stored input is over the argument limits: {message}"
+            ));
+        }
+        if let Some(entry) = self.entry(&row.tool_name)
+            && let Err(violations) = entry.validator.validate(&row.input)
+        {
+            let listed: Vec<String> = violations
+                .iter()
+                .take(10)
+                .map(|v| {
+                    let path = if v.path.is_empty() {
+                        "(input)"
+                    } else {
+                        &v.path
+                    };
+                    format!("{path}: {}", v.message)
+                })
+                .collect();
+            return Some(format!(
+                "the stored input does not match the parameters of `{}` as registered here ({} \
+                 problem{}): {}",
+                row.tool_name,
+                violations.len(),
+                if violations.len() == 1 { "" } else { "s" },
+                listed.join("; ")
+            ));
+        }
+        None
     }
 }

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::{Actor, CallContext};
+use crate::materialise::ApiScope;
 
 /// Why a host service failed. The message is what the model sees.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -22,7 +23,7 @@ pub enum HostError {
         status: u16,
         /// The request method.
         method: String,
-        /// The URL requested.
+        /// The URL requested, its userinfo redacted.
         url: String,
         /// The response body (truncated).
         body: String,
@@ -32,7 +33,7 @@ pub enum HostError {
     Transport {
         /// The request method.
         method: String,
-        /// The URL requested.
+        /// The URL requested, its userinfo redacted.
         url: String,
         /// What went wrong.
         message: String,
@@ -122,7 +123,12 @@ pub struct ApiRequest {
     pub action: String,
     /// The method, upper case (`POST` when the action names none).
     pub method: String,
-    /// The action's `target`, absolute or relative to the client's base URL.
+    /// The action's `target`, relative to the client's base URL (or
+    /// absolute on an origin the client allows). For `GET` and `DELETE` it
+    /// carries the action's data in its query string: the params, the
+    /// `recordIdParam` and the `bodyExtra` constants, in the order and with
+    /// the precedence a body would have (see
+    /// [`build_api_target`](super::build_api_target)).
     pub target: String,
     /// The JSON body; `None` for `GET` and `DELETE`.
     pub body: Option<Value>,
@@ -177,4 +183,17 @@ pub trait ApiClient: Send + Sync {
     /// Sends the request; the value is the response body as JSON (`null`
     /// when empty). A non-2xx status is an error carrying status and body.
     async fn request(&self, request: ApiRequest) -> Result<Value, HostError>;
+
+    /// Where this client may send requests: its base URL and the other
+    /// origins it allows. Each `api` action's `target` is judged against
+    /// it when the action registers, and skipped (`unsafe_api_target`)
+    /// when it could leave (see [`ApiScope`]). The default knows no base
+    /// URL and allows no other origin: only relative targets that name no
+    /// host, scheme or `..` register. A client whose requests carry
+    /// credentials should also refuse such targets in
+    /// [`request`](Self::request), as the default client (feature `http`)
+    /// does.
+    fn scope(&self) -> ApiScope<'_> {
+        ApiScope::default()
+    }
 }

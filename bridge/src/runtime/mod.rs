@@ -23,7 +23,10 @@
 //!    `{ok, action, objectName, recordId?, message?, result?, error?}`.
 //!
 //! Approved actions run through the same dispatcher, bypassing the queue:
-//! [`ToolRegistry::execute_approved`].
+//! [`ToolRegistry::execute_approved`], in the host process that registers
+//! the tools. Before dispatching one, it checks that the tool registered
+//! now is the one that was approved (its executable digest) and that the
+//! stored input still validates against the tool's current schema.
 //!
 //! The host traits are `async` (via `async-trait`) and the library uses no
 //! particular executor. The default HTTP client (feature `http`) is built
@@ -46,9 +49,9 @@ use serde_json::{Map, Value, json};
 use objectstack_spec::AIToolDefinition;
 
 use crate::approval::ApprovalQueue;
-use crate::materialise::{Materialised, Wiring, materialise};
+use crate::materialise::{Materialised, SkipCode, Wiring, materialise};
 
-pub use action::{DEFAULT_SUCCESS_MESSAGE, build_api_body, pending_message};
+pub use action::{DEFAULT_SUCCESS_MESSAGE, build_api_body, build_api_target, pending_message};
 pub use execute::{ExecuteOptions, ExecutionReport};
 pub use host::{
     ApiClient, ApiRequest, AutomationService, DataEngine, FieldWriteRequest, FlowRequest,
@@ -195,6 +198,18 @@ pub enum RegisterError {
         /// The reason, as the materialisation predicate states it.
         reason: String,
     },
+    /// The action is refused for a reason [`materialise`] reports as a
+    /// skip code (an `api` target outside the client's scope, `api` data a
+    /// query string cannot carry).
+    #[error("action tool `{tool}` is not registered [{code}]: {reason}")]
+    Skipped {
+        /// The tool.
+        tool: String,
+        /// The code, as in [`Materialised::skipped`].
+        code: SkipCode,
+        /// What is wrong and how to change it.
+        reason: String,
+    },
     /// The action needs a host service that is not wired.
     #[error("action tool `{tool}` needs {service}, which is not wired into the registry")]
     MissingService {
@@ -275,12 +290,19 @@ impl ToolRegistry {
         self.insert(definition, Kind::Action(Arc::new(tool)))
     }
 
-    /// What this registry has wired, as the materialiser asks for it.
-    pub fn wiring(&self) -> Wiring {
+    /// What this registry has wired, as the materialiser asks for it (the
+    /// API client's [`scope`](ApiClient::scope) included).
+    pub fn wiring(&self) -> Wiring<'_> {
         Wiring {
             automation: self.services.automation.is_some(),
             api_client: self.services.api_client.is_some(),
             approval: self.services.approvals.is_some(),
+            api_scope: self
+                .services
+                .api_client
+                .as_ref()
+                .map(|c| c.scope())
+                .unwrap_or_default(),
         }
     }
 
@@ -350,6 +372,15 @@ impl ToolRegistry {
 
     fn entry(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).and_then(|&i| self.entries.get(i))
+    }
+
+    /// The executable digest of a registered action tool: what an approval
+    /// of a call to it is bound to ([`PendingAction::executable_sha256`]).
+    /// `None` for an unknown name or a host tool (those are never queued).
+    ///
+    /// [`PendingAction::executable_sha256`]: crate::approval::PendingAction::executable_sha256
+    pub fn executable_sha256(&self, name: &str) -> Option<&str> {
+        self.action(name).map(|a| a.executable_sha256.as_str())
     }
 
     pub(crate) fn action(&self, name: &str) -> Option<&Arc<ActionTool>> {

@@ -16,16 +16,25 @@
 //! lease ran out into `in_doubt`; `resolve` is the operator's verdict on an
 //! `in_doubt` action after checking the target system.
 //!
-//! `--format json` prints machine-readable output (errors too, as
-//! `{"error": {...}}`).
+//! `list` and `show` only read: they open the file read-only, create
+//! nothing beside it, take no write lock and never upgrade its schema, so
+//! anyone who can read the file can list it while hosts write it. The
+//! commands that decide open it for writing, and upgrade an older schema
+//! first.
+//!
+//! `--format json` prints machine-readable output, and every error as
+//! `{"error": {"code", "message", ...}}` on stdout (queue refusals and
+//! store failures alike). Text output writes each stored value on its
+//! line, with newlines and every other control character escaped, so no
+//! stored value can forge a line.
 //!
 //! `list` prints every row it can read; a row it cannot (damaged by hand,
 //! or written by something else) is reported by id, on stderr or under
 //! `unreadable` in JSON, and the others are still listed.
 //!
 //! Exit codes: 0 done; 1 the queue refused (unknown id, already decided,
-//! input mismatch, ...) or `list` met rows it cannot read; 2 unusable file
-//! or command line.
+//! input mismatch, ...) or `list` met rows it cannot read; 2 unusable file,
+//! a store failure, or a wrong command line.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -49,7 +58,7 @@ pub(crate) struct Args {
     /// The approval queue file (SQLite) the host writes.
     #[arg(long, value_name = "FILE")]
     db: PathBuf,
-    /// Output format.
+    /// Output format. With `json`, errors are JSON on stdout too.
     #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
     format: Format,
     #[command(subcommand)]
@@ -68,21 +77,40 @@ enum Format {
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
     /// List pending actions, oldest first.
+    ///
+    /// Reads only: the file is opened read-only, nothing is created beside
+    /// it, no write lock is taken and an older schema is not upgraded, so
+    /// anyone who can read the file can list it while hosts write it.
     List {
         /// Only this state (pending, approved, rejected, expired, cancelled,
         /// executing, executed, failed, in_doubt).
-        #[arg(long, value_parser = parse_state)]
-        state: Option<State>,
+        // Read as text and checked in `run`, so that with `--format json`
+        // a bad value is a JSON error like every other.
+        #[arg(long, value_name = "STATE")]
+        state: Option<String>,
         /// At most this many.
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long)]
         limit: Option<u64>,
     },
     /// Show one pending action in full, with the input and its SHA-256.
+    ///
+    /// It also shows the executable sha256: the digest of the tool as
+    /// registered when the call was proposed (target or body, method,
+    /// patch, parameter schema, ...). The host refuses to execute an
+    /// approval whose tool has changed since ("the action changed since it
+    /// was approved"), and one queued before digests were recorded. Each
+    /// stored value stays on its line, newlines and control characters
+    /// escaped. Reads only, like `list`.
     Show {
         /// The pending action's id.
         id: String,
     },
     /// Approve a pending action; the host executes it.
+    ///
+    /// Approving records the decision only. The host process that
+    /// registers the action's tool executes approved actions on its own
+    /// schedule (`ToolRegistry::execute_approved`), once, under the
+    /// proposer.
     Approve {
         /// The pending action's id.
         id: String,
@@ -107,10 +135,14 @@ enum Sub {
     },
     /// Expire pending actions older than a duration, and mark claims whose
     /// lease ran out as in_doubt.
+    ///
+    /// Nothing expires on its own: run this from cron (for example
+    /// `expire --older-than 24h`, hourly), or have the host call
+    /// `ApprovalQueue::expire_older_than` on its timer.
     Expire {
         /// Age, as `90s`, `15m`, `24h`, `7d`, `1h30m`.
-        #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-        older_than: Duration,
+        #[arg(long, value_name = "DURATION")]
+        older_than: String,
         /// Who expires them (recorded).
         #[arg(long, default_value = EXPIRY_DECIDER)]
         by: String,
@@ -138,6 +170,44 @@ enum ResolveAs {
     Executed,
     /// It did not run (or was undone).
     Failed,
+}
+
+/// The option values clap reads as text, checked before anything is
+/// opened (so that with `--format json` a bad one is a JSON error too).
+#[derive(Debug, Default)]
+struct Values {
+    state: Option<State>,
+    limit: Option<usize>,
+    older_than: Duration,
+}
+
+impl Values {
+    fn of(command: &Sub) -> Result<Values, String> {
+        let mut values = Values::default();
+        match command {
+            Sub::List { state, limit } => {
+                values.state = state
+                    .as_deref()
+                    .map(|s| parse_state(s).map_err(|e| format!("--state: {e}")))
+                    .transpose()?;
+                values.limit = match limit {
+                    None => None,
+                    Some(0) => {
+                        return Err(
+                            "--limit must be at least 1 (omit it to list every action)".to_owned()
+                        );
+                    }
+                    Some(n) => Some(usize::try_from(*n).unwrap_or(usize::MAX)),
+                };
+            }
+            Sub::Expire { older_than, .. } => {
+                values.older_than =
+                    parse_duration(older_than).map_err(|e| format!("--older-than: {e}"))?;
+            }
+            _ => {}
+        }
+        Ok(values)
+    }
 }
 
 fn parse_state(s: &str) -> Result<State, String> {
@@ -192,7 +262,28 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let json = args.format == Format::Json;
-    let store = match SqliteStore::open_existing(&args.db) {
+    let values = match Values::of(&args.command) {
+        Ok(values) => values,
+        Err(message) => {
+            if json {
+                write_stdout(&pretty(
+                    &json!({"error": {"code": "usage", "message": message}}),
+                ))?;
+            } else {
+                eprintln!("error: {}", line_safe(&message));
+            }
+            return Ok(EXIT_UNUSABLE);
+        }
+    };
+    // Listing and showing only read; deciding writes (and upgrades an older
+    // schema first).
+    let reads_only = matches!(args.command, Sub::List { .. } | Sub::Show { .. });
+    let opened = if reads_only {
+        SqliteStore::open_read_only(&args.db)
+    } else {
+        SqliteStore::open_existing(&args.db)
+    };
+    let store = match opened {
         Ok(store) => store,
         Err(e) => {
             let message = format!("cannot open the approval queue {}: {e}", args.db.display());
@@ -202,7 +293,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                     &json!({"error": {"code": "unusable", "message": message}}),
                 ))?;
             } else {
-                eprintln!("error: {}", terminal_safe(&message));
+                eprintln!("error: {}", line_safe(&message));
             }
             return Ok(EXIT_UNUSABLE);
         }
@@ -212,13 +303,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // and the exit code says the queue needs attention.
     let mut unreadable = 0usize;
     let outcome = match args.command {
-        Sub::List { state, limit } => list(
-            &queue,
-            state,
-            limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-            json,
-            &mut unreadable,
-        ),
+        Sub::List { .. } => list(&queue, values.state, values.limit, json, &mut unreadable),
         Sub::Show { id } => queue
             .get(&id)
             .map(|row| if json { to_json(&row) } else { show(&row) }),
@@ -234,12 +319,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 let why = row
                     .reason
                     .as_deref()
-                    .map(|r| format!(": {r}"))
+                    .map(|r| format!(": {}", line_safe(r)))
                     .unwrap_or_default();
-                format!("rejected {} by {by}{why}\n", row.id)
+                format!(
+                    "rejected {} by {}{why}\n",
+                    line_safe(&row.id),
+                    line_safe(&by)
+                )
             }
         }),
-        Sub::Expire { older_than, by } => expire(&queue, older_than, &by, json),
+        Sub::Expire { by, .. } => expire(&queue, values.older_than, &by, json),
         Sub::Resolve {
             id,
             outcome,
@@ -256,7 +345,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                     if json {
                         to_json(&row)
                     } else {
-                        format!("resolved {} as {} by {by}\n", row.id, row.state)
+                        format!(
+                            "resolved {} as {} by {}\n",
+                            line_safe(&row.id),
+                            row.state,
+                            line_safe(&by)
+                        )
                     }
                 })
         }
@@ -271,22 +365,39 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 EXIT_OK
             })
         }
-        Err(ApprovalError::Store(e)) => Err(anyhow::anyhow!("{}", terminal_safe(&e.to_string())))
-            .context("the approval queue failed"),
         Err(e) => {
+            // A store failure makes the file unusable for this command; a
+            // refusal is the queue's answer about one action.
+            let (code, message) = match &e {
+                ApprovalError::Store(store) => {
+                    (EXIT_UNUSABLE, format!("the approval queue failed: {store}"))
+                }
+                other => (EXIT_FINDINGS, other.to_string()),
+            };
             if json {
-                write_stdout(&pretty(&json!({"error": error_json(&e)})))?;
+                let mut error = error_json(&e);
+                if let Some(fields) = error.as_object_mut() {
+                    fields.insert("message".into(), Value::String(message));
+                }
+                write_stdout(&pretty(&json!({ "error": error })))?;
             } else {
-                eprintln!("error: {}", terminal_safe(&e.to_string()));
+                eprintln!("error: {}", line_safe(&message));
             }
-            Ok(EXIT_FINDINGS)
+            Ok(code)
         }
     }
 }
 
-/// [`objectstack_spec::text::terminal_safe`], owned.
+/// [`objectstack_spec::text::terminal_safe`], owned: for whole blocks of
+/// output whose lines are ours.
 fn terminal_safe(text: &str) -> String {
     objectstack_spec::text::terminal_safe(text).into_owned()
+}
+
+/// [`objectstack_spec::text::line_safe`], owned: for every value that came
+/// from the queue file (or the command line) and is printed inside a line.
+fn line_safe(text: &str) -> String {
+    objectstack_spec::text::line_safe(text).into_owned()
 }
 
 fn write_stdout(text: &str) -> anyhow::Result<()> {
@@ -335,13 +446,41 @@ fn error_json(e: &ApprovalError) -> Value {
         ),
         ApprovalError::Corrupt { id, .. } => ("corrupt", json!({"id": id})),
         ApprovalError::InvalidRequest(_) => ("invalid_request", json!({})),
-        _ => ("failed", json!({})),
+        ApprovalError::ToolCallConflict { existing, .. } => {
+            ("tool_call_conflict", json!({"id": existing}))
+        }
+        ApprovalError::NoDispatcher { id, tool } => {
+            ("no_dispatcher", json!({"id": id, "tool": tool}))
+        }
+        ApprovalError::NoQueue => ("no_queue", json!({})),
+        ApprovalError::Store(e) => store_error_json(e),
     };
     let mut out = json!({"code": code, "message": e.to_string()});
     if let (Some(out), Value::Object(extra)) = (out.as_object_mut(), extra) {
         out.extend(extra);
     }
     out
+}
+
+/// The `code` (and fields) of a store failure.
+fn store_error_json(e: &StoreError) -> (&'static str, Value) {
+    match e {
+        StoreError::NotAQueue { path, .. } => ("not_a_queue", json!({"path": path})),
+        StoreError::Missing { path } => ("missing", json!({"path": path})),
+        StoreError::SchemaTooNew {
+            path,
+            found,
+            supported,
+        } => (
+            "schema_too_new",
+            json!({"path": path, "found": found, "supported": supported}),
+        ),
+        StoreError::ReadOnly { .. } => ("read_only", json!({})),
+        StoreError::NeedsWriter { path, .. } => ("needs_writer", json!({"path": path})),
+        StoreError::Busy { .. } => ("busy", json!({})),
+        StoreError::CorruptRow { id, .. } => ("corrupt_row", json!({"id": id})),
+        StoreError::Backend { .. } => ("store_failed", json!({})),
+    }
 }
 
 /// The listing, as a table or JSON. Rows that cannot be read are counted
@@ -381,7 +520,7 @@ fn list(
     for e in &listing.unreadable {
         eprintln!(
             "warning: {}; it is left as it is: repair or delete that row in the queue file",
-            terminal_safe(&e.to_string())
+            line_safe(&e.to_string())
         );
     }
     if rows.is_empty() && *unreadable > 0 {
@@ -414,7 +553,7 @@ fn list(
                 r.proposer.id.clone(),
                 format_timestamp(r.created_at),
             ]
-            .map(|cell| terminal_safe(&cell))
+            .map(|cell| line_safe(&cell))
         })
         .collect();
     let mut widths = header.map(str::len);
@@ -468,9 +607,11 @@ fn record_id(row: &PendingAction) -> Option<String> {
 }
 
 fn show(row: &PendingAction) -> String {
-    let mut out = format!("pending action {}\n", row.id);
+    let mut out = format!("pending action {}\n", line_safe(&row.id));
+    // Every value is written on its field's line, escaped: a stored value
+    // cannot start a line of its own.
     let mut field = |name: &str, value: String| {
-        let _ = writeln!(out, "  {:<14}{value}", format!("{name}:"));
+        let _ = writeln!(out, "  {:<19}{}", format!("{name}:"), line_safe(&value));
     };
     let since = format!(
         "{} (since {}{})",
@@ -535,20 +676,31 @@ fn show(row: &PendingAction) -> String {
     if let Some(at) = row.finished_at {
         field("finished", format_timestamp(at));
     }
+    // Errors and results are stored as the host's clients reported them;
+    // URLs in them come redacted from the HTTP client (runtime/http.rs).
     if let Some(error) = &row.error {
         field("error", error.clone());
     }
+    field(
+        "executable sha256",
+        match &row.executable_sha256 {
+            Some(digest) => digest.clone(),
+            None => "none: queued before definitions were bound, so it will not run; propose it \
+                     again"
+                .to_owned(),
+        },
+    );
     field("input sha256", row.input_sha256.clone());
     out.push_str("  input:\n");
     let input = serde_json::to_string_pretty(&row.input).unwrap_or_default();
     for l in input.lines() {
-        let _ = writeln!(out, "    {l}");
+        let _ = writeln!(out, "    {}", line_safe(l));
     }
     if let Some(result) = &row.result {
         out.push_str("  result:\n");
         let result = serde_json::to_string_pretty(result).unwrap_or_default();
         for l in result.lines() {
-            let _ = writeln!(out, "    {l}");
+            let _ = writeln!(out, "    {}", line_safe(l));
         }
     }
     out
@@ -570,8 +722,12 @@ fn approve(
         return Ok(to_json(&row));
     }
     Ok(format!(
-        "approved {} by {by} (action {}, input sha256 {}); the host executes approved actions\n",
-        row.id, row.action_name, row.input_sha256
+        "approved {} by {} (action {}, input sha256 {}); the host that registers the tool executes \
+         it on its next pass\n",
+        line_safe(&row.id),
+        line_safe(by),
+        line_safe(&row.action_name),
+        line_safe(&row.input_sha256)
     ))
 }
 
@@ -596,7 +752,7 @@ fn expire(
         human_duration(older_than)
     );
     if !expired.is_empty() {
-        let _ = write!(out, ": {}", ids(&expired).join(", "));
+        let _ = write!(out, ": {}", line_safe(&ids(&expired).join(", ")));
     }
     out.push('\n');
     if !in_doubt.is_empty() {
@@ -606,7 +762,7 @@ fn expire(
             in_doubt.len(),
             if in_doubt.len() == 1 { "" } else { "s" },
             if in_doubt.len() == 1 { "is" } else { "are" },
-            ids(&in_doubt).join(", ")
+            line_safe(&ids(&in_doubt).join(", "))
         );
     }
     Ok(out)
@@ -648,6 +804,12 @@ mod tests {
         );
         assert_eq!(human_duration(Duration::from_secs(5400)), "1h30m");
         assert_eq!(human_duration(Duration::from_secs(86_401)), "1d1s");
+    }
+
+    #[test]
+    fn values_inside_a_line_stay_on_it() {
+        assert_eq!(line_safe("a\tb\nc"), "a\\u0009b\\u000ac");
+        assert_eq!(line_safe("x\r\u{85}\u{2028}y"), "x\\u000d\\u0085\\u2028y");
     }
 
     #[test]

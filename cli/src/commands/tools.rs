@@ -36,7 +36,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use objectstack_bridge::materialise::{
-    Event, Location, Materialised, Registration, SkipCode, Wiring, materialise_document,
+    ApiScope, Event, Location, Materialised, Registration, SkipCode, Wiring, materialise_document,
     materialise_document_each,
 };
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
@@ -126,6 +126,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         automation: args.automation,
         api_client: args.api || args.api_base_url.is_some(),
         approval: args.approval,
+        api_scope: ApiScope {
+            base_url: args.api_base_url.as_deref(),
+            allowed_origins: &[],
+        },
     };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -592,6 +596,10 @@ fn remedy(code: SkipCode) -> &'static str {
         SkipCode::MissingTarget => "set `target` (a script may use `body`)",
         SkipCode::NoAutomation => "--automation (an automation service)",
         SkipCode::NoApiClient => "--api or --api-base-url URL (an API client)",
+        SkipCode::UnsafeApiTarget => "write `target` as a path below the API's base URL",
+        SkipCode::UnsendableApiData => {
+            "fit the data to a query string, or use a method with a body"
+        }
         SkipCode::RequiresConfirmation => {
             "--approval (the approval queue), or `ai.requiresConfirmation: false` if safe"
         }
