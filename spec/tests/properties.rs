@@ -122,13 +122,64 @@ proptest! {
                 (Ok(tree), Ok(owned)) => {
                     prop_assert_eq!(tree.to_serde(), owned.clone());
                     // Same validation either way.
-                    let a: Vec<String> = objectstack_spec::validate::validate(tree).iter().map(|d| d.to_string()).collect();
+                    // (Only the borrowed tree can tell a key written twice.)
+                    let a: Vec<String> = objectstack_spec::validate::validate(tree)
+                        .iter()
+                        .filter(|d| d.id != objectstack_spec::validate::DiagnosticId::DuplicateKey)
+                        .map(|d| d.to_string())
+                        .collect();
                     let b: Vec<String> = validate_serde(&owned).iter().map(|d| d.to_string()).collect();
                     prop_assert_eq!(a, b);
                 }
                 (Err(a), Err(b)) => prop_assert_eq!(a, b),
                 (a, b) => prop_assert!(false, "disagree: {:?} vs {:?}", a.map(|m| m.to_serde()), b),
             }
+        }
+    }
+
+    #[test]
+    fn a_key_written_twice_is_one_warning_at_both_places(
+        doc in arb_document(),
+        nested in any::<bool>(),
+        pretty in any::<bool>(),
+    ) {
+        // Write the document's first member again at the end, at the top
+        // level or inside a wrapper object.
+        let Some((key, value)) = doc.iter().next() else { return Ok(()) };
+        let body = |doc: &Map<String, Value>| if pretty { serde_json::to_string_pretty(doc) } else { serde_json::to_string(doc) }.unwrap();
+        let inner = body(&doc);
+        let inner = format!(
+            "{}, {}: {}}}",
+            inner.trim_end().strip_suffix('}').unwrap(),
+            serde_json::to_string(key).unwrap(),
+            serde_json::to_string(value).unwrap()
+        );
+        let text = if nested { format!("{{\"wrap\": {inner}}}") } else { inner };
+        let arena = objectstack_spec::json::Arena::new();
+        let tree = objectstack_spec::json::parse_object(&text, &arena).unwrap();
+        let found = objectstack_spec::validate::validate(tree);
+        let dups: Vec<_> = found
+            .iter()
+            .filter(|d| d.id == objectstack_spec::validate::DiagnosticId::DuplicateKey)
+            .collect();
+        prop_assert_eq!(dups.len(), 1, "{}", text);
+        let expected = if nested { objectstack_spec::path::JsonPath::root().key("wrap").key(key) } else { objectstack_spec::path::JsonPath::root().key(key) };
+        prop_assert_eq!(&dups[0].path, &expected);
+        prop_assert_eq!(dups[0].severity, objectstack_spec::validate::Severity::Warning);
+        // Both places are named, and the diagnostic points at the last.
+        let index = SourceIndex::new(&text);
+        let at = index.locate_key_occurrences(std::slice::from_ref(&expected));
+        prop_assert_eq!(at[0].len(), 2);
+        for span in &at[0] {
+            let place = format!("{}:{}", span.line, span.column);
+            prop_assert!(dups[0].message.contains(&place), "{} lacks {}", dups[0].message, place);
+        }
+        prop_assert_eq!(index.locate_keys_many(std::slice::from_ref(&expected))[0], at[0].last().copied());
+        // Everything else is what the document without the copy gives.
+        if !nested {
+            let rest: Vec<String> = found.iter().filter(|d| d.id != objectstack_spec::validate::DiagnosticId::DuplicateKey).map(|d| d.to_string()).collect();
+            let plain: Vec<String> = validate_serde(&doc).iter().map(|d| d.to_string()).collect();
+            prop_assert_eq!(rest, plain);
         }
     }
 
