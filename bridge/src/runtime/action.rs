@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use objectstack_spec::AIToolDefinition;
 use objectstack_spec::materialise::{
-    ConfirmationReason, Route, is_row_context, needs_confirmation, route_or_skip, static_skip,
+    ConfirmationReason, Route, acts_on_one_record, needs_confirmation, route_or_skip, static_skip,
 };
 use objectstack_spec::text::is_truthy;
 
@@ -69,7 +69,7 @@ impl ActionTool {
         }
         let route = route_or_skip(dom).map_err(|skip| refuse(skip.reason()))?;
         // Read before `objectName` is filled in below (neither reads it).
-        let row_location = is_row_context(dom);
+        let on_one_record = acts_on_one_record(dom);
         let needs_confirmation_of_action = needs_confirmation(dom);
         let action_name = match action.get("name") {
             Some(Value::String(n)) if !n.is_empty() => n.clone(),
@@ -84,7 +84,9 @@ impl ActionTool {
                 .entry("objectName")
                 .or_insert_with(|| Value::String(object.clone()));
         }
-        let row_context = row_location && object_name.is_some();
+        // As the definition's required `recordId` (a field write without
+        // an object is refused below).
+        let row_context = on_one_record && object_name.is_some();
         let confirmation = needs_confirmation_of_action
             .or((definition.requires_confirmation == Some(true))
                 .then_some(ConfirmationReason::AiRequiresConfirmation));
@@ -238,8 +240,7 @@ impl ActionTool {
                 });
             }
         };
-        let needs_record = self.row_context || self.route == Route::FieldWrite;
-        if needs_record && record_id.is_none() {
+        if self.row_context && record_id.is_none() {
             let object = self.object_name.as_deref().unwrap_or("record");
             return Err(Failure {
                 record_id: None,

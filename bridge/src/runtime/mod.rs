@@ -12,8 +12,8 @@
 //! 3. the actor is resolved: the caller's identity, else the configured
 //!    principal, else the synthetic `ai_agent` ("AI Assistant");
 //! 4. the handler runs. For a materialised action (see [`ToolRegistry::register_action`])
-//!    that means: `recordId` is required for a row-context action and is
-//!    removed from the params; the record is loaded first through the
+//!    that means: `recordId` is required for a row-context action or a
+//!    field write (as its schema says) and is removed from the params; the record is loaded first through the
 //!    host's [`DataEngine`] under the actor ("not found" is an error, never
 //!    a leak); an action that needs confirmation is queued in the
 //!    [`ApprovalQueue`] instead of running;
