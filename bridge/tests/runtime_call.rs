@@ -291,7 +291,7 @@ fn bad_input_shapes_are_refused_before_anything_runs() {
     );
     let out = block(registry.call("action_complete", json!({"recordId": 7}), &c));
     assert!(
-        out["error"].as_str().unwrap().contains("non-empty string"),
+        out["error"].as_str().unwrap().contains("must be a string"),
         "{out}"
     );
     assert!(host.seen().is_empty());

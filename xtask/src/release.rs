@@ -82,10 +82,6 @@ impl Version {
         Ok(Version(version))
     }
 
-    fn triple(&self) -> (u64, u64, u64) {
-        (self.major, self.minor, self.patch)
-    }
-
     /// The smallest version after `self` that is a `bump` in Cargo's
     /// reading of semver.
     pub(crate) fn next(&self, bump: Bump) -> Version {
@@ -788,7 +784,7 @@ mod tests {
 
     #[test]
     fn parses_and_orders_versions() {
-        assert_eq!(v("1.2.3").triple(), (1, 2, 3));
+        assert_eq!((v("1.2.3").major, v("1.2.3").minor, v("1.2.3").patch), (1, 2, 3));
         assert_eq!(v("1.0.0-rc.1").pre.as_str(), "rc.1");
         assert!(v("1.0.0-rc.1") < v("1.0.0"));
         assert!(v("0.10.0") > v("0.9.9"));

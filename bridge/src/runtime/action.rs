@@ -232,11 +232,14 @@ impl ActionTool {
     ) -> Result<Prepared, Failure> {
         let record_id = match params.remove("recordId") {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) if !s.is_empty() => Some(s),
+            // Any string the schema accepts, the empty one included, is
+            // looked up: the data engine says whether such a record exists.
+            Some(Value::String(s)) => Some(s),
             Some(_) => {
                 return Err(Failure {
                     record_id: None,
-                    message: "`recordId` must be a non-empty string".to_owned(),
+                    message: "`recordId` must be a string: the id of the record to act on"
+                        .to_owned(),
                 });
             }
         };

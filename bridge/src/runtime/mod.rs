@@ -378,7 +378,7 @@ impl ToolRegistry {
         let Some(entry) = self.entry(name) else {
             return refusal(name, &unknown_tool_message(name, self.index.len()), None);
         };
-        let arguments = match arguments {
+        let mut arguments = match arguments {
             Value::Null => Map::new(),
             Value::Object(map) => map,
             other => {
@@ -395,6 +395,8 @@ impl ToolRegistry {
         if let Err(message) = self.services.limits.check(&arguments) {
             return refusal(name, &message, None);
         }
+        // `null` for an optional parameter means "not given" (OpenAI strict).
+        entry.validator.drop_absent_nulls(&mut arguments);
         if let Err(violations) = entry.validator.validate(&arguments) {
             let message = validate::describe(name, &violations);
             return refusal(name, &message, Some(&violations));
