@@ -784,7 +784,10 @@ mod tests {
 
     #[test]
     fn parses_and_orders_versions() {
-        assert_eq!((v("1.2.3").major, v("1.2.3").minor, v("1.2.3").patch), (1, 2, 3));
+        assert_eq!(
+            (v("1.2.3").major, v("1.2.3").minor, v("1.2.3").patch),
+            (1, 2, 3)
+        );
         assert_eq!(v("1.0.0-rc.1").pre.as_str(), "rc.1");
         assert!(v("1.0.0-rc.1") < v("1.0.0"));
         assert!(v("0.10.0") > v("0.9.9"));
