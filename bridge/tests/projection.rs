@@ -475,7 +475,7 @@ fn mcp_entry_carries_title_parameters_and_output_schema() {
                     "recordId": {"type": "string", "description": "The task record id to act on."},
                     "note": {"type": "string"}
                 },
-                "required": ["note"],
+                "required": ["recordId", "note"],
                 "additionalProperties": false
             },
             "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},

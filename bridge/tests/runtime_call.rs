@@ -291,7 +291,7 @@ fn bad_input_shapes_are_refused_before_anything_runs() {
     );
     let out = block(registry.call("action_complete", json!({"recordId": 7}), &c));
     assert!(
-        out["error"].as_str().unwrap().contains("non-empty string"),
+        out["error"].as_str().unwrap().contains("must be a string"),
         "{out}"
     );
     assert!(host.seen().is_empty());
@@ -635,4 +635,73 @@ fn register_stack_materialises_against_the_wiring() {
             .requires_confirmation,
         Some(true)
     );
+}
+
+#[test]
+fn a_field_write_outside_a_row_location_takes_a_required_record_id_and_runs() {
+    // `operation: update` writes one record whatever its locations say, so
+    // its tool takes the record's id, and a call with it runs.
+    let host = host_with_task();
+    let stack = obj(json!({
+        "objects": [{
+            "name": "task",
+            "actions": [{
+                "name": "mark_done", "operation": "update", "patch": {"status": "done"},
+                "locations": ["list_toolbar"],
+                "ai": {"exposed": true, "description": "Marks the task as done without any other change."}
+            }]
+        }]
+    }));
+    let mut registry = ToolRegistry::new(host.services(None));
+    let (materialised, refused) = registry.register_stack(&stack);
+    assert!(refused.is_empty(), "{refused:?}");
+    let parameters = &materialised.registered[0].definition.parameters;
+    assert_eq!(
+        parameters["properties"]["recordId"],
+        json!({"type": "string", "description": "The task record id to act on."})
+    );
+    assert_eq!(parameters["required"], json!(["recordId"]));
+    let out = block(registry.call(
+        "action_mark_done",
+        json!({"recordId": "t1"}),
+        &ctx(Some("u9"), "c"),
+    ));
+    assert_eq!(out["ok"], true, "{out}");
+    let Seen::FieldWrite(req) = &host.dispatches()[0] else {
+        panic!("{:?}", host.dispatches())
+    };
+    assert_eq!(
+        (req.object.as_str(), req.record_id.as_str()),
+        ("task", "t1")
+    );
+    // Without it the arguments do not validate, and nothing runs.
+    let out = block(registry.call("action_mark_done", json!({}), &ctx(None, "c2")));
+    assert_eq!(out["ok"], false, "{out}");
+    assert!(out["error"].as_str().unwrap().contains("recordId"), "{out}");
+    assert_eq!(host.dispatches().len(), 1);
+}
+
+#[test]
+fn a_row_action_lists_the_record_id_it_requires() {
+    // The runtime requires `recordId` of every row-context action, so its
+    // schema says so (upstream's required it only with `recordIdParam` or
+    // `recordIdField`).
+    let host = host_with_task();
+    let stack = obj(json!({
+        "objects": [{
+            "name": "task",
+            "actions": [{
+                "name": "complete", "type": "script", "target": "t", "locations": ["record_header"],
+                "ai": {"exposed": true, "description": "Completes the task the user is looking at."}
+            }]
+        }]
+    }));
+    let mut registry = ToolRegistry::new(host.services(None));
+    let (materialised, refused) = registry.register_stack(&stack);
+    assert!(refused.is_empty(), "{refused:?}");
+    let parameters = &materialised.registered[0].definition.parameters;
+    assert_eq!(parameters["required"], json!(["recordId"]));
+    let out = block(registry.call("action_complete", json!({}), &ctx(None, "c")));
+    assert_eq!(out["ok"], false, "{out}");
+    assert!(host.dispatches().is_empty());
 }

@@ -499,6 +499,29 @@ fn validation_errors_are_reported_and_fail_the_run() {
 }
 
 #[test]
+fn a_key_written_twice_is_a_warning_that_does_not_fail_the_run() {
+    let dir = scratch("duplicate-key");
+    fs::write(
+        dir.join("stack.json"),
+        "{\"actions\": [{\"name\": \"purge\", \"ai\": {\n  \"requiresConfirmation\": true,\n  \"requiresConfirmation\": false}}]}",
+    )
+    .unwrap();
+    let o = run_in(&dir, &["lint", "stack.json", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    let found = findings
+        .iter()
+        .find(|f| f["rule"] == "spec-duplicate-key")
+        .unwrap_or_else(|| panic!("{findings:?}"));
+    assert_eq!(found["severity"], "warning");
+    assert_eq!(found["path"], "actions[0].ai.requiresConfirmation");
+    let message = found["message"].as_str().unwrap();
+    assert!(message.contains("2:3 and 3:3"), "{message}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn rules_lists_every_rule() {
     let o = run(&["rules"]);
     assert_eq!(code(&o), 0);

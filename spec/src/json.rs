@@ -11,8 +11,10 @@
 //! - arrays and objects are slices allocated in the [`Arena`], each exactly
 //!   as long as it needs to be; nothing is freed one by one;
 //! - objects keep document order. A key written twice keeps its first
-//!   position and its last value, as `JSON.parse` does. Objects with many
-//!   keys carry a sorted index, so a lookup never scans thousands of keys.
+//!   position and its last value, as `JSON.parse` does; the parser notes
+//!   each such key on the document's root ([`Map::duplicates`]), so
+//!   validation can warn about it. Objects with many keys carry a sorted
+//!   index, so a lookup never scans thousands of keys.
 //!
 //! The API mirrors `serde_json`'s (`get`, `as_str`, `as_object`, `iter`,
 //! ...), so code reads the same. [`Value::from_serde`] borrows an existing
@@ -147,8 +149,40 @@ pub enum Value<'a> {
 #[derive(Debug)]
 pub struct Map<'a> {
     entries: &'a [(&'a str, Value<'a>)],
+    /// What few objects need: the index of a large object, the duplicate
+    /// keys noted on a parsed document's root. `None` for most objects,
+    /// so they pay one word for it.
+    extra: Option<&'a Extra<'a>>,
+}
+
+#[derive(Debug)]
+struct Extra<'a> {
     /// Entry positions sorted by key; empty for small objects.
     sorted: &'a [u32],
+    /// On the root of a parsed document only.
+    duplicates: Option<Duplicates<'a>>,
+}
+
+/// The keys a parsed document writes more than once in one object, noted
+/// by the parser on the document's root (see [`Map::duplicates`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Duplicates<'a> {
+    /// The text the document was parsed from.
+    pub text: &'a str,
+    /// Each object and key, in the order the parser finished the objects
+    /// (inner objects before the objects holding them).
+    pub keys: &'a [DuplicateKey<'a>],
+}
+
+/// A key written more than once in one object.
+#[derive(Debug, Clone, Copy)]
+pub struct DuplicateKey<'a> {
+    /// The object, as kept (the key at its first position, with its last
+    /// value). It may sit inside a value that was itself overwritten, and
+    /// so not be reachable from the root.
+    pub object: &'a Map<'a>,
+    /// The key (once per object, however many times it is written).
+    pub key: &'a str,
 }
 
 /// Key equality, inlined: keys are short, and most candidates differ in
@@ -167,21 +201,21 @@ impl<'a> Map<'a> {
     /// The value under `key`.
     pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
         let entries = self.entries;
-        if self.sorted.is_empty() {
+        let sorted = self.extra.map_or(&[][..], |e| e.sorted);
+        if sorted.is_empty() {
             return entries
                 .iter()
                 .find(|(k, _)| same_key(k, key))
                 .map(|(_, v)| v);
         }
-        let found = self
-            .sorted
+        let found = sorted
             .binary_search_by(|&i| {
                 entries
                     .get(i as usize)
                     .map_or(std::cmp::Ordering::Less, |(k, _)| (*k).cmp(key))
             })
             .ok()?;
-        let i = *self.sorted.get(found)? as usize;
+        let i = *sorted.get(found)? as usize;
         entries.get(i).map(|(_, v)| v)
     }
 
@@ -224,8 +258,34 @@ impl<'a> Map<'a> {
 
     /// Builds a map from entries, applying `JSON.parse`'s rule for a key
     /// written twice (first position, last value) and indexing large maps.
+    /// Nothing is noted about such a key (see [`Map::duplicates`]).
     pub fn from_entries(arena: &'a Arena, entries: &[(&'a str, Value<'a>)]) -> &'a Map<'a> {
-        build_map(&arena.bump, entries)
+        build_map(&arena.bump, entries, None)
+    }
+
+    /// On the root of a document read by [`parse`] (or [`parse_document`],
+    /// [`parse_object`]): every key some object of the text writes more
+    /// than once, with the text. `None` when there is none, and for every
+    /// other map.
+    pub fn duplicates(&self) -> Option<&'a Duplicates<'a>> {
+        self.extra.and_then(|e| e.duplicates.as_ref())
+    }
+
+    /// The `i`-th entry in document order.
+    pub(crate) fn entry_at(&self, i: usize) -> Option<(&'a str, &'a Value<'a>)> {
+        self.entries.get(i).map(|(k, v)| (*k, v))
+    }
+
+    /// An address that tells this object from every other of its tree
+    /// (objects with no entries share one).
+    pub(crate) fn identity(&self) -> usize {
+        self.entries.as_ptr().addr()
+    }
+
+    /// Whether `self` and `other` are the same object of one tree (not
+    /// merely equal ones).
+    pub fn same_object(&self, other: &Map<'_>) -> bool {
+        !self.entries.is_empty() && std::ptr::addr_eq(self.entries, other.entries)
     }
 }
 
@@ -363,7 +423,7 @@ impl<'a> Map<'a> {
             .iter()
             .map(|(k, v)| (k.as_str(), Value::from_serde(v, arena)))
             .collect();
-        build_map(&arena.bump, &entries)
+        build_map(&arena.bump, &entries, None)
     }
 }
 
@@ -447,13 +507,33 @@ pub fn parse<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseErro
         bump: &arena.bump,
         values: Vec::new(),
         entries: Vec::new(),
+        repeated: Vec::new(),
+        duplicates: Vec::new(),
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let value = ValueSeed(&mut builder)
         .deserialize(&mut de)
         .and_then(|v| de.end().map(|()| v))
         .map_err(|err| crate::parse::located(text, &err))?;
-    Ok(value)
+    match value {
+        Value::Object(root) if !builder.duplicates.is_empty() => {
+            // A second header for the root, sharing its entries, that
+            // carries the notes; only a document with a repeated key pays.
+            let bump = &arena.bump;
+            let extra = bump.alloc(Extra {
+                sorted: root.extra.map_or(&[][..], |e| e.sorted),
+                duplicates: Some(Duplicates {
+                    text,
+                    keys: bump.alloc_slice_copy(&builder.duplicates),
+                }),
+            });
+            Ok(Value::Object(bump.alloc(Map {
+                entries: root.entries,
+                extra: Some(extra),
+            })))
+        }
+        value => Ok(value),
+    }
 }
 
 /// Decodes `bytes` (UTF-8, an optional byte-order mark) and parses a stack:
@@ -493,9 +573,19 @@ struct Builder<'a> {
     values: Vec<Value<'a>>,
     /// Entries of the objects being read, innermost last.
     entries: Vec<(&'a str, Value<'a>)>,
+    /// The keys the object just built wrote more than once.
+    repeated: Vec<&'a str>,
+    /// Every object's repeated keys so far.
+    duplicates: Vec<DuplicateKey<'a>>,
 }
 
-fn build_map<'a>(bump: &'a Bump, entries: &[(&'a str, Value<'a>)]) -> &'a Map<'a> {
+/// Builds a map, keeping a repeated key's first position and last value;
+/// each repeated key is pushed once to `repeated` when given.
+fn build_map<'a>(
+    bump: &'a Bump,
+    entries: &[(&'a str, Value<'a>)],
+    repeated: Option<&mut Vec<&'a str>>,
+) -> &'a Map<'a> {
     let n = entries.len();
     let mut sorted: Vec<u32> = Vec::new();
     let mut duplicate = false;
@@ -515,25 +605,38 @@ fn build_map<'a>(bump: &'a Bump, entries: &[(&'a str, Value<'a>)]) -> &'a Map<'a
     if duplicate {
         // First position, last value.
         let mut kept: Vec<(&'a str, Value<'a>)> = Vec::with_capacity(n);
-        let mut last: std::collections::HashMap<&'a str, usize> = Default::default();
+        let mut last: std::collections::HashMap<&'a str, (usize, bool)> = Default::default();
+        let mut repeated = repeated;
         for &(k, v) in entries {
-            match last.get(k) {
-                Some(&i) => {
-                    if let Some(slot) = kept.get_mut(i) {
+            match last.get_mut(k) {
+                Some((i, noted)) => {
+                    if let Some(slot) = kept.get_mut(*i) {
                         slot.1 = v;
                     }
+                    if !*noted && let Some(repeated) = repeated.as_deref_mut() {
+                        repeated.push(k);
+                    }
+                    *noted = true;
                 }
                 None => {
-                    last.insert(k, kept.len());
+                    last.insert(k, (kept.len(), false));
                     kept.push((k, v));
                 }
             }
         }
-        return build_map(bump, &kept);
+        return build_map(bump, &kept, None);
     }
     let entries = bump.alloc_slice_copy(entries);
-    let sorted = bump.alloc_slice_copy(&sorted);
-    bump.alloc(Map { entries, sorted })
+    let extra = if sorted.is_empty() {
+        None
+    } else {
+        let sorted = bump.alloc_slice_copy(&sorted);
+        Some(&*bump.alloc(Extra {
+            sorted,
+            duplicates: None,
+        }))
+    };
+    bump.alloc(Map { entries, extra })
 }
 
 fn key_at<'a>(entries: &[(&'a str, Value<'a>)], i: u32) -> &'a str {
@@ -608,8 +711,15 @@ impl<'a> Visitor<'a> for ValueSeed<'_, 'a> {
             let value = map.next_value_seed(ValueSeed(&mut *b))?;
             b.entries.push((key, value));
         }
-        let built = build_map(b.bump, b.entries.get(start..).unwrap_or_default());
+        let built = build_map(
+            b.bump,
+            b.entries.get(start..).unwrap_or_default(),
+            Some(&mut b.repeated),
+        );
         b.entries.truncate(start);
+        for key in b.repeated.drain(..) {
+            b.duplicates.push(DuplicateKey { object: built, key });
+        }
         Ok(Value::Object(built))
     }
 }
@@ -693,6 +803,50 @@ mod tests {
         assert_eq!(m.get("dup").and_then(Value::as_u64), Some(99));
         assert_eq!(m.get("k39").and_then(Value::as_u64), Some(39));
         assert_eq!(m.get("k40"), None);
+    }
+
+    #[test]
+    fn the_root_notes_every_key_written_twice() {
+        let arena = Arena::new();
+        let text =
+            r#"{"a": {"x": 1, "y": 2, "x": 3, "x": 4}, "b": [{"z": 0, "z": 1}], "a": {"x": 5}}"#;
+        let root = parse_object(text, &arena).unwrap();
+        let dups = root.duplicates().unwrap();
+        assert_eq!(dups.text, text);
+        let noted: Vec<(&str, usize)> = dups.keys.iter().map(|d| (d.key, d.object.len())).collect();
+        // Inner objects first, each key once; the root's own last.
+        assert_eq!(noted, [("x", 2), ("z", 1), ("a", 2)]);
+        assert!(dups.keys[2].object.same_object(root));
+        assert!(!dups.keys[0].object.same_object(root));
+        // The first `a` was overwritten, so its object is not in the tree.
+        let kept = root.get("a").and_then(Value::as_object).unwrap();
+        assert!(!dups.keys[0].object.same_object(kept));
+        assert_eq!(kept.get("x").and_then(Value::as_u64), Some(5));
+        // An indexed root keeps its index.
+        let mut big = String::from("{\"k\": 0, \"k\": 1");
+        for i in 0..40 {
+            big.push_str(&format!(", \"n{i}\": {i}"));
+        }
+        big.push('}');
+        let root = parse_object(&big, &arena).unwrap();
+        assert_eq!(root.duplicates().map(|d| d.keys.len()), Some(1));
+        assert_eq!(root.get("n39").and_then(Value::as_u64), Some(39));
+        assert_eq!(root.get("k").and_then(Value::as_u64), Some(1));
+    }
+
+    #[test]
+    fn nothing_is_noted_without_a_key_written_twice() {
+        let arena = Arena::new();
+        let root = parse_object(r#"{"a": {"b": [1, {"c": 2}]}}"#, &arena).unwrap();
+        assert!(root.duplicates().is_none());
+        // Maps built or borrowed rather than parsed note nothing.
+        let built = Map::from_entries(&arena, &[("k", Value::Null), ("k", Value::Bool(true))]);
+        assert_eq!(built.len(), 1);
+        assert!(built.duplicates().is_none());
+        // Nor does a document whose top level is not an object.
+        let v = parse(r#"[{"a": 1, "a": 2}]"#, &arena).unwrap();
+        let inner = v.as_array().and_then(|a| a[0].as_object()).unwrap();
+        assert!(inner.duplicates().is_none());
     }
 
     #[test]

@@ -371,6 +371,15 @@ pub fn is_row_context(action: &Map<'_>) -> bool {
         })
 }
 
+/// Whether a call to the action's tool names one record (`recordId`),
+/// given that the action names an object: it sits in a row-context
+/// location, or it is a field write, which writes `patch` on one record
+/// wherever it is shown. The runtime requires that id and the tool
+/// definition lists it as required, from this one answer.
+pub fn acts_on_one_record(action: &Map<'_>) -> bool {
+    is_row_context(action) || is_field_write(action)
+}
+
 /// A short name for a JSON value's type, for messages.
 pub fn kind(value: &serde_json::Value) -> &'static str {
     use serde_json::Value;
@@ -409,6 +418,9 @@ mod tests {
     }
     fn is_row_context(a: &Map<String, Value>) -> bool {
         super::is_row_context(dom(a))
+    }
+    fn acts_on_one_record(a: &Map<String, Value>) -> bool {
+        super::acts_on_one_record(dom(a))
     }
 
     fn action(v: Value) -> Map<String, Value> {
@@ -592,6 +604,21 @@ mod tests {
         )));
         assert!(!is_row_context(&action(
             json!({"locations": "record_header"})
+        )));
+    }
+
+    #[test]
+    fn row_actions_and_field_writes_act_on_one_record() {
+        assert!(acts_on_one_record(&action(
+            json!({"locations": ["record_more"]})
+        )));
+        // A field write writes one record wherever it is shown.
+        assert!(acts_on_one_record(&action(
+            json!({"operation": "update", "locations": ["list_toolbar"]})
+        )));
+        assert!(acts_on_one_record(&action(json!({"operation": "update"}))));
+        assert!(!acts_on_one_record(&action(
+            json!({"type": "script", "locations": ["list_toolbar"]})
         )));
     }
 }

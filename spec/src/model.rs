@@ -12,7 +12,9 @@
 //!
 //! Collections ([`Collection`]) may be written as arrays or as maps keyed by
 //! name; both parse to the same list of records, a map entry's key becoming
-//! its `name`, and each serialises back in the form it was written.
+//! its `name` (a map is read in JavaScript's property order, as
+//! [`crate::collection`] reads it), and each serialises back in the form it
+//! was written.
 //!
 //! The strict shapes (the `ai` block, params, param hints, tool records,
 //! skills, tool bindings) still keep unknown keys here, so nothing is lost,
@@ -338,8 +340,10 @@ impl<T: JsonSchema> JsonSchema for Keyed<T> {
 /// keyed by name.
 ///
 /// A map entry's key becomes the record's `name` unless the entry writes
-/// its own `name` (which wins, as upstream reads it). Serialising gives
-/// back the form that was parsed.
+/// its own `name` (which wins, as upstream reads it). A map's records are
+/// in JavaScript's property order, as [`crate::collection`] reads them
+/// (integer-like keys first, ascending; then document order). Serialising
+/// gives back the form that was parsed, its keys in that order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Collection<T> {
     items: Vec<T>,
@@ -368,7 +372,8 @@ impl<T> Collection<T> {
         }
     }
 
-    /// The records, in document order.
+    /// The records, in reading order (document order; for a map,
+    /// JavaScript's property order).
     pub fn items(&self) -> &[T] {
         &self.items
     }
@@ -388,7 +393,7 @@ impl<T> Collection<T> {
         matches!(self.form, Form::Map(_))
     }
 
-    /// The records, in document order.
+    /// The records, in reading order (see [`Collection::items`]).
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.items.iter()
     }
@@ -451,7 +456,9 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Collection<T> {
             Value::Object(entries) => {
                 let mut items = Vec::with_capacity(entries.len());
                 let mut slots = Vec::with_capacity(entries.len());
-                for (key, entry) in entries {
+                // Upstream reads the map after `JSON.parse`, so in
+                // JavaScript's property order, as the lenient reading does.
+                for (key, entry) in crate::collection::js_order(entries.into_iter().collect()) {
                     let Value::Object(mut fields) = entry else {
                         return Err(D::Error::custom(format!(
                             "entry `{key}` must be an object, found {}",

@@ -14,7 +14,8 @@
 //! skipped subtrees go unnoticed. Validate with [`crate::parse`] first.
 //!
 //! When an object repeats a key, the *last* occurrence is reported, which is
-//! the value a JSON parser keeps.
+//! the value a JSON parser keeps; [`SourceIndex::locate_key_occurrences`]
+//! lists every occurrence.
 
 use std::collections::HashMap;
 
@@ -158,6 +159,35 @@ impl<'a> SourceIndex<'a> {
         self.spans(found.iter().map(|f| f.and_then(|f| f.key)))
     }
 
+    /// Where the key of each path's last segment is written, every time
+    /// the object holding it writes it, in text order, in one pass. When a
+    /// key on the way is itself repeated, the occurrences are those in the
+    /// object a JSON parser keeps (the last one). Empty when the path does
+    /// not exist or does not end in an object key.
+    pub fn locate_key_occurrences(&self, paths: &[JsonPath]) -> Vec<Vec<Span>> {
+        // Per path: the start of the object instance holding the keys
+        // found so far, and their ranges.
+        let mut found: Vec<(usize, Vec<(usize, usize)>)> = vec![(0, Vec::new()); paths.len()];
+        self.scan_with(paths, |target, parent, hit| {
+            let (Some(slot), Some(key)) = (found.get_mut(target), hit.key) else {
+                return;
+            };
+            if slot.0 != parent {
+                *slot = (parent, Vec::new());
+            }
+            slot.1.push(key);
+        });
+        let ranges: Vec<Option<(usize, usize)>> = found
+            .iter()
+            .flat_map(|(_, keys)| keys.iter().copied().map(Some))
+            .collect();
+        let mut spans = self.spans(ranges.into_iter()).into_iter().flatten();
+        found
+            .iter()
+            .map(|(_, keys)| spans.by_ref().take(keys.len()).collect())
+            .collect()
+    }
+
     /// The text of 1-based line `line`, without its line break.
     pub fn line_text(&self, line: usize) -> Option<&'a str> {
         let text = self.text.split('\n').nth(line.checked_sub(1)?)?;
@@ -203,17 +233,27 @@ impl<'a> SourceIndex<'a> {
     /// The byte ranges of every path (last occurrence wins).
     fn scan(&self, paths: &[JsonPath]) -> Vec<Option<Found>> {
         let mut found = vec![None; paths.len()];
+        self.scan_with(paths, |target, _, hit| {
+            if let Some(slot) = found.get_mut(target) {
+                *slot = Some(hit);
+            }
+        });
+        found
+    }
+
+    /// Calls `on_hit(target, parent, found)` for every occurrence of every
+    /// path, in text order; `parent` is the byte offset of the container
+    /// holding it.
+    fn scan_with(&self, paths: &[JsonPath], mut on_hit: impl FnMut(usize, usize, Found)) {
         if paths.is_empty() {
-            return found;
+            return;
         }
         let trie = Trie::build(paths);
         let bytes = self.text.as_bytes();
-        let mut record = |node: usize, hit: Found| {
+        let mut record = |node: usize, parent: usize, hit: Found| {
             if let Some(n) = trie.node(node) {
                 for &t in &n.targets {
-                    if let Some(slot) = found.get_mut(t) {
-                        *slot = Some(hit);
-                    }
+                    on_hit(t, parent, hit);
                 }
             }
         };
@@ -262,8 +302,10 @@ impl<'a> SourceIndex<'a> {
                                 break;
                             };
                             if let Some(n) = node {
+                                let parent = stack.last().map_or(0, |f| f.start);
                                 record(
                                     n,
+                                    parent,
                                     Found {
                                         value: (pos, end),
                                         key,
@@ -292,8 +334,10 @@ impl<'a> SourceIndex<'a> {
                         Some(b'}') | Some(b']') => {
                             pos += 1;
                             if let Some(done) = stack.pop() {
+                                let parent = stack.last().map_or(0, |f| f.start);
                                 record(
                                     done.node,
+                                    parent,
                                     Found {
                                         value: (done.start, pos),
                                         key: done.key,
@@ -307,7 +351,6 @@ impl<'a> SourceIndex<'a> {
                 }
             }
         }
-        found
     }
 
     /// Reads what precedes a member value inside the top frame (a key and
@@ -464,6 +507,31 @@ mod tests {
     }
 
     const DOC: &str = "{\n  \"skills\": [\n    null,\n    {\"name\": \"é\", \"tools\": [\"a\", \"b\"]}\n  ],\n  \"x\\u0079\": {\"a\": 1}\n}";
+
+    #[test]
+    fn every_occurrence_of_a_repeated_key_is_listed() {
+        let text = "{\"a\": {\"x\": 1, \"x\": 2},\n \"a\": {\"x\": 3, \"y\": [], \"\\u0078\": 4}, \"z\": 0}";
+        let index = SourceIndex::new(text);
+        let found = index.locate_key_occurrences(&[
+            p(&[Segment::Key("a".into()), Segment::Key("x".into())]),
+            p(&[Segment::Key("a".into())]),
+            p(&[Segment::Key("z".into())]),
+            p(&[Segment::Key("nope".into())]),
+        ]);
+        let at = |spans: &Vec<Span>| -> Vec<(usize, usize)> {
+            spans.iter().map(|s| (s.line, s.column)).collect()
+        };
+        // In the kept `a` only (the second), escaped spelling included.
+        assert_eq!(at(&found[0]), [(2, 8), (2, 25)]);
+        assert_eq!(&text[found[0][1].start..found[0][1].end], "\"\\u0078\"");
+        assert_eq!(at(&found[1]), [(1, 2), (2, 2)]);
+        assert_eq!(at(&found[2]), [(2, 39)]);
+        assert!(found[3].is_empty());
+        // The last occurrence is what `locate_keys_many` reports.
+        let last =
+            index.locate_keys_many(&[p(&[Segment::Key("a".into()), Segment::Key("x".into())])]);
+        assert_eq!(last[0], found[0].last().copied());
+    }
 
     #[test]
     fn locates_values_with_positions() {

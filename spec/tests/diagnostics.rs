@@ -12,9 +12,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use objectstack_spec::compose::{Source, compose};
+use objectstack_spec::json::{Arena, parse_object};
 use objectstack_spec::parse::parse_document;
 use objectstack_spec::source::SourceIndex;
-use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate_serde};
+use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate, validate_serde};
 use serde_json::Value;
 
 fn fixtures() -> Vec<PathBuf> {
@@ -74,7 +75,15 @@ fn run(path: &Path) -> (Vec<Diagnostic>, String) {
         });
         return (diagnostics, rendered);
     }
-    let diagnostics = validate_serde(&doc);
+    // The borrowed tree, as the commands read a file: only it sees a key
+    // written twice.
+    let arena = Arena::new();
+    let diagnostics = validate(parse_object(&text, &arena).unwrap());
+    assert_eq!(
+        without_duplicate_keys(&diagnostics),
+        without_duplicate_keys(&validate_serde(&doc)),
+        "the borrowed and the owned readings disagree"
+    );
     let index = SourceIndex::new(&text);
     let rendered = render(&diagnostics, &|d| {
         let span = if d.anchor == Anchor::Key {
@@ -88,6 +97,13 @@ fn run(path: &Path) -> (Vec<Diagnostic>, String) {
         format!("{}:{}", span.line, span.column)
     });
     (diagnostics, rendered)
+}
+
+fn without_duplicate_keys(diagnostics: &[Diagnostic]) -> Vec<&Diagnostic> {
+    diagnostics
+        .iter()
+        .filter(|d| d.id != DiagnosticId::DuplicateKey)
+        .collect()
 }
 
 #[test]

@@ -122,13 +122,64 @@ proptest! {
                 (Ok(tree), Ok(owned)) => {
                     prop_assert_eq!(tree.to_serde(), owned.clone());
                     // Same validation either way.
-                    let a: Vec<String> = objectstack_spec::validate::validate(tree).iter().map(|d| d.to_string()).collect();
+                    // (Only the borrowed tree can tell a key written twice.)
+                    let a: Vec<String> = objectstack_spec::validate::validate(tree)
+                        .iter()
+                        .filter(|d| d.id != objectstack_spec::validate::DiagnosticId::DuplicateKey)
+                        .map(|d| d.to_string())
+                        .collect();
                     let b: Vec<String> = validate_serde(&owned).iter().map(|d| d.to_string()).collect();
                     prop_assert_eq!(a, b);
                 }
                 (Err(a), Err(b)) => prop_assert_eq!(a, b),
                 (a, b) => prop_assert!(false, "disagree: {:?} vs {:?}", a.map(|m| m.to_serde()), b),
             }
+        }
+    }
+
+    #[test]
+    fn a_key_written_twice_is_one_warning_at_both_places(
+        doc in arb_document(),
+        nested in any::<bool>(),
+        pretty in any::<bool>(),
+    ) {
+        // Write the document's first member again at the end, at the top
+        // level or inside a wrapper object.
+        let Some((key, value)) = doc.iter().next() else { return Ok(()) };
+        let body = |doc: &Map<String, Value>| if pretty { serde_json::to_string_pretty(doc) } else { serde_json::to_string(doc) }.unwrap();
+        let inner = body(&doc);
+        let inner = format!(
+            "{}, {}: {}}}",
+            inner.trim_end().strip_suffix('}').unwrap(),
+            serde_json::to_string(key).unwrap(),
+            serde_json::to_string(value).unwrap()
+        );
+        let text = if nested { format!("{{\"wrap\": {inner}}}") } else { inner };
+        let arena = objectstack_spec::json::Arena::new();
+        let tree = objectstack_spec::json::parse_object(&text, &arena).unwrap();
+        let found = objectstack_spec::validate::validate(tree);
+        let dups: Vec<_> = found
+            .iter()
+            .filter(|d| d.id == objectstack_spec::validate::DiagnosticId::DuplicateKey)
+            .collect();
+        prop_assert_eq!(dups.len(), 1, "{}", text);
+        let expected = if nested { objectstack_spec::path::JsonPath::root().key("wrap").key(key) } else { objectstack_spec::path::JsonPath::root().key(key) };
+        prop_assert_eq!(&dups[0].path, &expected);
+        prop_assert_eq!(dups[0].severity, objectstack_spec::validate::Severity::Warning);
+        // Both places are named, and the diagnostic points at the last.
+        let index = SourceIndex::new(&text);
+        let at = index.locate_key_occurrences(std::slice::from_ref(&expected));
+        prop_assert_eq!(at[0].len(), 2);
+        for span in &at[0] {
+            let place = format!("{}:{}", span.line, span.column);
+            prop_assert!(dups[0].message.contains(&place), "{} lacks {}", dups[0].message, place);
+        }
+        prop_assert_eq!(index.locate_keys_many(std::slice::from_ref(&expected))[0], at[0].last().copied());
+        // Everything else is what the document without the copy gives.
+        if !nested {
+            let rest: Vec<String> = found.iter().filter(|d| d.id != objectstack_spec::validate::DiagnosticId::DuplicateKey).map(|d| d.to_string()).collect();
+            let plain: Vec<String> = validate_serde(&doc).iter().map(|d| d.to_string()).collect();
+            prop_assert_eq!(rest, plain);
         }
     }
 
@@ -279,4 +330,107 @@ fn arb_valid_stack() -> impl Strategy<Value = Map<String, Value>> {
             doc.insert("objects".into(), collection(objects, forms[3]));
             doc
         })
+}
+
+/// Map keys that JavaScript orders specially (array indices: canonical
+/// decimal integers below 2^32 - 1) and near misses that it does not.
+const ORDER_KEYS: &[&str] = &[
+    "0",
+    "2",
+    "10",
+    "01",
+    "00",
+    "-1",
+    "1.5",
+    " 1",
+    "4294967294",
+    "4294967295",
+    "99999999999",
+    "a",
+    "b",
+    "z9",
+];
+
+fn arb_map_key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(ORDER_KEYS).prop_map(str::to_owned),
+        1 => "[0-9]{1,3}",
+        1 => "[a-c0-2]{1,2}",
+    ]
+}
+
+/// A map-shaped collection of records, some writing their own `name`.
+fn arb_keyed_records() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::vec((arb_map_key(), prop::option::of(arb_name())), 0..10).prop_map(
+        |entries| {
+            entries
+                .into_iter()
+                .map(|(key, inner)| {
+                    let record = match inner {
+                        Some(name) => json!({"name": name}),
+                        None => json!({}),
+                    };
+                    (key, record)
+                })
+                .collect()
+        },
+    )
+}
+
+fn lenient_names(doc: &Map<String, Value>, key: &str) -> Vec<String> {
+    objectstack_spec::collection::owned::records(doc.get(key))
+        .iter()
+        .map(|r| r.name().unwrap_or_default().to_owned())
+        .collect()
+}
+
+fn borrowed_names(doc: &Map<String, Value>, key: &str) -> Vec<String> {
+    let arena = objectstack_spec::json::Arena::new();
+    let tree =
+        objectstack_spec::json::Value::from_serde(doc.get(key).unwrap_or(&Value::Null), &arena);
+    objectstack_spec::collection::records(Some(&tree), &arena)
+        .iter()
+        .map(|r| r.name().unwrap_or_default().to_owned())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The typed model reads a map-shaped collection in the lenient
+    /// reading's order (JavaScript's property order), and writes it back
+    /// in that order.
+    #[test]
+    fn the_model_reads_maps_in_the_lenient_order(
+        actions in arb_keyed_records(),
+        fields in arb_keyed_records(),
+    ) {
+        let doc: Map<String, Value> = json!({
+            "actions": actions,
+            "objects": {"task": {"fields": fields}},
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let stack = Stack::from_json(&doc).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let model_actions: Vec<String> =
+            stack.actions.as_ref().unwrap().iter().map(|a| a.name.clone()).collect();
+        prop_assert_eq!(&model_actions, &lenient_names(&doc, "actions"));
+        prop_assert_eq!(&model_actions, &borrowed_names(&doc, "actions"));
+
+        let object = &stack.objects.as_ref().unwrap().items()[0];
+        let model_fields: Vec<String> = object
+            .fields
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|f| f.name.clone().unwrap_or_default())
+            .collect();
+        let object_doc = doc["objects"]["task"].as_object().unwrap();
+        prop_assert_eq!(&model_fields, &lenient_names(object_doc, "fields"));
+
+        // Written back, the collection reads the same again.
+        let back = stack.to_json().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(lenient_names(&back, "actions"), model_actions);
+    }
 }

@@ -23,7 +23,6 @@
 //! is the breaking one (0.1.0 to 0.2.0 is "major") and the patch position
 //! carries additions (0.1.0 to 0.1.1 is "minor").
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::Path;
@@ -55,13 +54,18 @@ pub(crate) struct Args {
 }
 
 /// A semantic version `MAJOR.MINOR.PATCH[-PRE]` (build metadata is not
-/// used in this workspace).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Version {
-    pub(crate) major: u64,
-    pub(crate) minor: u64,
-    pub(crate) patch: u64,
-    pub(crate) pre: Option<String>,
+/// used in this workspace), ordered by semver precedence: a pre-release
+/// sorts before its release, and pre-release identifiers compare
+/// numerically when numeric (`rc.2 < rc.10`), by the `semver` crate.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Version(semver::Version);
+
+impl std::ops::Deref for Version {
+    type Target = semver::Version;
+
+    fn deref(&self) -> &semver::Version {
+        &self.0
+    }
 }
 
 impl Version {
@@ -71,31 +75,11 @@ impl Version {
                 "`{text}` is not a version: write MAJOR.MINOR.PATCH, e.g. 0.2.0 (no leading `v`)"
             )
         };
-        let (core, pre) = match text.split_once('-') {
-            Some((core, pre)) if !pre.is_empty() => (core, Some(pre.to_owned())),
-            Some(_) => return Err(bad()),
-            None => (text, None),
-        };
-        let parts: Vec<&str> = core.split('.').collect();
-        let [major, minor, patch] = parts.as_slice() else {
+        let version = semver::Version::parse(text).map_err(|_| bad())?;
+        if !version.build.is_empty() {
             return Err(bad());
-        };
-        let num = |s: &str| -> Result<u64> {
-            if s.is_empty() || (s.len() > 1 && s.starts_with('0')) {
-                return Err(bad());
-            }
-            s.parse::<u64>().map_err(|_| bad())
-        };
-        Ok(Version {
-            major: num(major)?,
-            minor: num(minor)?,
-            patch: num(patch)?,
-            pre,
-        })
-    }
-
-    fn triple(&self) -> (u64, u64, u64) {
-        (self.major, self.minor, self.patch)
+        }
+        Ok(Version(version))
     }
 
     /// The smallest version after `self` that is a `bump` in Cargo's
@@ -110,41 +94,13 @@ impl Version {
             (Bump::Minor, _, _) => (self.major, self.minor + 1, 0),
             (Bump::Patch, _, _) => (self.major, self.minor, self.patch + 1),
         };
-        Version {
-            major,
-            minor,
-            patch,
-            pre: None,
-        }
+        Version(semver::Version::new(major, minor, patch))
     }
 }
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
-        if let Some(pre) = &self.pre {
-            write!(f, "-{pre}")?;
-        }
-        Ok(())
-    }
-}
-
-impl PartialOrd for Version {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Version {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.triple()
-            .cmp(&other.triple())
-            .then_with(|| match (&self.pre, &other.pre) {
-                (None, None) => Ordering::Equal,
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (Some(a), Some(b)) => a.cmp(b),
-            })
+        self.0.fmt(f)
     }
 }
 
@@ -828,14 +784,33 @@ mod tests {
 
     #[test]
     fn parses_and_orders_versions() {
-        assert_eq!(v("1.2.3").triple(), (1, 2, 3));
-        assert_eq!(v("1.0.0-rc.1").pre.as_deref(), Some("rc.1"));
+        assert_eq!(
+            (v("1.2.3").major, v("1.2.3").minor, v("1.2.3").patch),
+            (1, 2, 3)
+        );
+        assert_eq!(v("1.0.0-rc.1").pre.as_str(), "rc.1");
         assert!(v("1.0.0-rc.1") < v("1.0.0"));
         assert!(v("0.10.0") > v("0.9.9"));
         for bad in ["v1.0.0", "1.0", "1.0.0.0", "01.0.0", "1.x.0", "", "1.0.0-"] {
             assert!(Version::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(v("2.0.0-beta").to_string(), "2.0.0-beta");
+    }
+
+    #[test]
+    fn orders_pre_releases_by_semver_precedence() {
+        // Numeric identifiers compare as numbers, not as strings.
+        assert!(v("1.0.0-rc.2") < v("1.0.0-rc.10"));
+        assert!(v("1.0.0-alpha") < v("1.0.0-alpha.1"));
+        assert!(v("1.0.0-alpha.1") < v("1.0.0-alpha.beta"));
+        assert!(v("1.0.0-alpha.beta") < v("1.0.0-beta"));
+        assert!(v("1.0.0-beta.11") < v("1.0.0-rc.1"));
+        assert!(v("1.0.0-rc.10") < v("1.0.0"));
+        let tags = "v1.0.0-rc.2\nv1.0.0-rc.10\nv1.0.0-rc.9\n";
+        let (tag, _) = previous_release(tags, &v("1.0.0")).unwrap();
+        assert_eq!(tag, "v1.0.0-rc.10");
+        // Build metadata is not used in this workspace.
+        assert!(Version::parse("1.0.0+build.5").is_err());
     }
 
     #[test]

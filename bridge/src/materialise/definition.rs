@@ -620,17 +620,18 @@ fn parameters<'a>(
     let mut properties = Properties::with_capacity(capacity);
     let mut required = Required::default();
 
-    // `row_context`: the action has an owner and a row-context location
-    // (`spec::materialise::is_row_context`, decided by the caller).
+    // `row_context`: the action has an owner and acts on one record (a
+    // row-context location, or a field write:
+    // `spec::materialise::acts_on_one_record`, decided by the caller). The
+    // runtime refuses a call without the id, so it is required (upstream
+    // required it only with `recordIdParam` or `recordIdField`).
     if let Some(object_name) = owner.name
         && row_context
     {
         let mut record_id = Property::of_type("string");
         record_id.set_description(Text::RecordId(object_name));
         properties.insert("recordId", record_id);
-        if json::truthy(action.get("recordIdParam")) || json::truthy(action.get("recordIdField")) {
-            required.add("recordId");
-        }
+        required.add("recordId");
     }
 
     let mut add_param = |param: &'a Map<'a>| {

@@ -49,8 +49,8 @@ use std::fmt;
 use objectstack_spec::AIToolDefinition;
 use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::{
-    ConfirmationReason, Route, StaticSkip, asserted_safe_despite_destructive, destructive_signal,
-    is_row_context, needs_confirmation, route_or_skip, static_skip,
+    ConfirmationReason, Route, StaticSkip, acts_on_one_record, asserted_safe_despite_destructive,
+    destructive_signal, needs_confirmation, route_or_skip, static_skip,
 };
 use objectstack_spec::{collection, json};
 use serde::Serialize;
@@ -277,8 +277,9 @@ pub struct Registered<'a> {
     /// The destructive signal the action carries, whatever
     /// `ai.requiresConfirmation` says.
     pub destructive: Option<ConfirmationReason>,
-    /// Whether the definition carries the injected `recordId` parameter
-    /// (the action has an object and a row-context location).
+    /// Whether the definition carries the injected (required) `recordId`
+    /// parameter: the action has an object and a row-context location, or
+    /// is a field write (`objectstack_spec::materialise::acts_on_one_record`).
     pub row_context: bool,
     /// Where the action sits in the stack.
     pub location: Location,
@@ -752,7 +753,7 @@ impl<'a> Walk<'_, 'a> {
             }
         };
         let confirmation = needs_confirmation(action);
-        let row_context = object.is_some() && is_row_context(action);
+        let row_context = object.is_some() && acts_on_one_record(action);
         if let Some(wiring) = self.wiring
             && let Some((code, reason)) =
                 wiring_skip(wiring, action, route, row_context, confirmation)

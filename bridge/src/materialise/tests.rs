@@ -613,13 +613,14 @@ fn record_id_comes_first_for_row_context_actions() {
                 "recordId": {"type": "string", "description": "The task record id to act on."},
                 "note": {"type": "string"}
             },
-            "required": ["note"],
+            "required": ["recordId", "note"],
             "additionalProperties": false
         })
     );
     for location in ROW_CONTEXT_LOCATIONS {
         let p = params(json!({"locations": [location]}));
         assert!(p["properties"]["recordId"].is_object(), "{location}");
+        assert_eq!(p["required"], json!(["recordId"]), "{location}");
     }
     let p = params(json!({"locations": ["list_toolbar"]}));
     assert!(p["properties"].get("recordId").is_none());
@@ -628,18 +629,37 @@ fn record_id_comes_first_for_row_context_actions() {
 use objectstack_spec::materialise::ROW_CONTEXT_LOCATIONS;
 
 #[test]
-fn record_id_required_with_record_id_param_or_field() {
+fn record_id_is_required_whenever_it_is_offered() {
+    // The runtime refuses a row action's call without `recordId`, so the
+    // schema requires it, with or without `recordIdParam` or
+    // `recordIdField` (upstream required it only with one of them).
     for extra in [
         json!({"recordIdParam": "id"}),
         json!({"recordIdField": "external_id"}),
+        json!({"recordIdParam": ""}),
+        json!({}),
     ] {
         let mut e = map(extra);
         e.insert("locations".into(), json!(["record_header"]));
         let p = params(Value::Object(e));
         assert_eq!(p["required"], json!(["recordId"]));
     }
-    let p = params(json!({"locations": ["record_header"], "recordIdParam": ""}));
-    assert!(p.get("required").is_none());
+}
+
+#[test]
+fn a_field_write_takes_its_record_id_wherever_it_is_shown() {
+    for locations in [json!(["list_toolbar"]), json!([]), Value::Null] {
+        let p = params(json!({"type": null, "target": null, "operation": "update",
+                              "patch": {"done": true}, "locations": locations}));
+        assert_eq!(
+            p["properties"]["recordId"],
+            json!({"type": "string", "description": "The task record id to act on."}),
+            "{locations}"
+        );
+        assert_eq!(p["required"], json!(["recordId"]), "{locations}");
+    }
+    let m = one(json!({"type": null, "target": null, "operation": "update", "patch": {}}));
+    assert!(m.registered[0].row_context);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use objectstack_spec::AIToolDefinition;
 use objectstack_spec::materialise::{
-    ConfirmationReason, Route, is_row_context, needs_confirmation, route_or_skip, static_skip,
+    ConfirmationReason, Route, acts_on_one_record, needs_confirmation, route_or_skip, static_skip,
 };
 use objectstack_spec::text::is_truthy;
 
@@ -73,7 +73,7 @@ impl ActionTool {
         }
         let route = route_or_skip(dom).map_err(|skip| refuse(skip.reason()))?;
         // Read before `objectName` is filled in below (neither reads it).
-        let row_location = is_row_context(dom);
+        let on_one_record = acts_on_one_record(dom);
         let needs_confirmation_of_action = needs_confirmation(dom);
         let action_name = match action.get("name") {
             Some(Value::String(n)) if !n.is_empty() => n.clone(),
@@ -85,14 +85,16 @@ impl ActionTool {
         };
         // Read from the action as written, before it changes below.
         let unsendable = (route == Route::Api)
-            .then(|| api::unsendable(dom, row_location && object_name.is_some()))
+            .then(|| api::unsendable(dom, on_one_record && object_name.is_some()))
             .flatten();
         if let Some(object) = &object_name {
             action
                 .entry("objectName")
                 .or_insert_with(|| Value::String(object.clone()));
         }
-        let row_context = row_location && object_name.is_some();
+        // As the definition's required `recordId` (a field write without
+        // an object is refused below).
+        let row_context = on_one_record && object_name.is_some();
         let confirmation = needs_confirmation_of_action
             .or((definition.requires_confirmation == Some(true))
                 .then_some(ConfirmationReason::AiRequiresConfirmation));
@@ -274,16 +276,18 @@ impl ActionTool {
     ) -> Result<Prepared, Failure> {
         let record_id = match params.remove("recordId") {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) if !s.is_empty() => Some(s),
+            // Any string the schema accepts, the empty one included, is
+            // looked up: the data engine says whether such a record exists.
+            Some(Value::String(s)) => Some(s),
             Some(_) => {
                 return Err(Failure {
                     record_id: None,
-                    message: "`recordId` must be a non-empty string".to_owned(),
+                    message: "`recordId` must be a string: the id of the record to act on"
+                        .to_owned(),
                 });
             }
         };
-        let needs_record = self.row_context || self.route == Route::FieldWrite;
-        if needs_record && record_id.is_none() {
+        if self.row_context && record_id.is_none() {
             let object = self.object_name.as_deref().unwrap_or("record");
             return Err(Failure {
                 record_id: None,

@@ -12,8 +12,8 @@
 //! 3. the actor is resolved: the caller's identity, else the configured
 //!    principal, else the synthetic `ai_agent` ("AI Assistant");
 //! 4. the handler runs. For a materialised action (see [`ToolRegistry::register_action`])
-//!    that means: `recordId` is required for a row-context action and is
-//!    removed from the params; the record is loaded first through the
+//!    that means: `recordId` is required for a row-context action or a
+//!    field write (as its schema says) and is removed from the params; the record is loaded first through the
 //!    host's [`DataEngine`] under the actor ("not found" is an error, never
 //!    a leak); an action that needs confirmation is queued in the
 //!    [`ApprovalQueue`] instead of running;
@@ -409,7 +409,7 @@ impl ToolRegistry {
         let Some(entry) = self.entry(name) else {
             return refusal(name, &unknown_tool_message(name, self.index.len()), None);
         };
-        let arguments = match arguments {
+        let mut arguments = match arguments {
             Value::Null => Map::new(),
             Value::Object(map) => map,
             other => {
@@ -426,6 +426,8 @@ impl ToolRegistry {
         if let Err(message) = self.services.limits.check(&arguments) {
             return refusal(name, &message, None);
         }
+        // `null` for an optional parameter means "not given" (OpenAI strict).
+        entry.validator.drop_absent_nulls(&mut arguments);
         if let Err(violations) = entry.validator.validate(&arguments) {
             let message = validate::describe(name, &violations);
             return refusal(name, &message, Some(&violations));

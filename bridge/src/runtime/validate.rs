@@ -1,5 +1,11 @@
 //! Checking a model's arguments before anything runs: size and nesting
 //! limits, then the tool's `parameters` schema.
+//!
+//! A `null` for an optional property whose schema does not accept `null`
+//! is read as "not given" and removed first: the OpenAI strict projection
+//! makes every property required and the optional ones nullable, and tells
+//! the model to send `null` for a value it does not give. A `null` the
+//! schema accepts is kept, so no input the schema allows changes meaning.
 
 use objectstack_spec::path::JsonPath;
 use serde_json::{Map, Value};
@@ -88,18 +94,32 @@ pub struct Violation {
 /// A tool's compiled `parameters` schema.
 pub(crate) struct ArgumentValidator {
     validator: jsonschema::Validator,
+    /// The schema, read to find the optional properties.
+    schema: Value,
 }
+
+/// How far `$ref`s and combinators are followed when deciding whether a
+/// schema accepts `null` (a cycle stops here, keeping the `null`).
+const MAX_SCHEMA_DEPTH: usize = 32;
 
 impl ArgumentValidator {
     /// Compiles the schema once; external `$ref`s are not fetched.
     pub(crate) fn compile(tool: &str, schema: &Map<String, Value>) -> Result<Self, RegisterError> {
         let schema = Value::Object(schema.clone());
         jsonschema::validator_for(&schema)
-            .map(|validator| ArgumentValidator { validator })
+            .map(|validator| ArgumentValidator { validator, schema })
             .map_err(|e| RegisterError::InvalidSchema {
                 tool: tool.to_owned(),
                 message: e.to_string(),
             })
+    }
+
+    /// Removes every `null` given for an optional property whose schema
+    /// does not accept `null`, at any depth the arguments and the schema
+    /// share (`properties`, `items`, local `$ref`s): it means "not given".
+    /// Call it after [`ArgumentLimits::check`], which bounds the depth.
+    pub(crate) fn drop_absent_nulls(&self, arguments: &mut Map<String, Value>) {
+        drop_nulls_in_object(arguments, &self.schema, &self.schema, 0);
     }
 
     /// Every violation, in the validator's order.
@@ -119,6 +139,106 @@ impl ArgumentValidator {
             Err(violations)
         }
     }
+}
+
+fn drop_nulls_in_object(
+    instance: &mut Map<String, Value>,
+    schema: &Value,
+    root: &Value,
+    depth: usize,
+) {
+    let Some(schema) = resolve(schema, root, depth) else {
+        return;
+    };
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let required: Vec<&str> = match schema.get("required") {
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    instance.retain(|name, value| {
+        !(value.is_null()
+            && !required.contains(&name.as_str())
+            && properties
+                .get(name)
+                .is_some_and(|p| !accepts_null(p, root, 0)))
+    });
+    for (name, value) in instance.iter_mut() {
+        if let Some(property) = properties.get(name) {
+            drop_nulls_in_value(value, property, root, depth + 1);
+        }
+    }
+}
+
+fn drop_nulls_in_value(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
+    if depth > MAX_SCHEMA_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => drop_nulls_in_object(map, schema, root, depth),
+        Value::Array(items) => {
+            let Some(item_schema) = resolve(schema, root, depth).and_then(|s| s.get("items"))
+            else {
+                return;
+            };
+            for item in items {
+                drop_nulls_in_value(item, item_schema, root, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The schema object `schema` stands for, following a local `$ref`
+/// (`#/...`) that is all it says.
+fn resolve<'s>(schema: &'s Value, root: &'s Value, depth: usize) -> Option<&'s Value> {
+    if depth > MAX_SCHEMA_DEPTH {
+        return None;
+    }
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) if schema.get("properties").is_none() && schema.get("items").is_none() => {
+            let target = root.pointer(reference.strip_prefix('#')?)?;
+            resolve(target, root, depth + 1)
+        }
+        _ => schema.is_object().then_some(schema),
+    }
+}
+
+/// Whether `schema` accepts `null`, judged from `type`, `enum`, `const`,
+/// `anyOf`, `oneOf`, `allOf` and local `$ref`s; anything it cannot judge
+/// counts as accepting, so the `null` is kept and the validator decides.
+fn accepts_null(schema: &Value, root: &Value, depth: usize) -> bool {
+    if depth > MAX_SCHEMA_DEPTH {
+        return true;
+    }
+    let Value::Object(node) = schema else {
+        return schema.as_bool() != Some(false);
+    };
+    let type_ok = match node.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        _ => true,
+    };
+    let enum_ok = match node.get("enum") {
+        Some(Value::Array(values)) => values.iter().any(Value::is_null),
+        _ => true,
+    };
+    let const_ok = node.get("const").is_none_or(Value::is_null);
+    let branches = |key: &str| node.get(key).and_then(Value::as_array);
+    let any_ok = |key: &str| {
+        branches(key).is_none_or(|b| b.iter().any(|s| accepts_null(s, root, depth + 1)))
+    };
+    let all_ok =
+        branches("allOf").is_none_or(|b| b.iter().all(|s| accepts_null(s, root, depth + 1)));
+    let ref_ok = match node.get("$ref").and_then(Value::as_str) {
+        Some(reference) => reference
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer))
+            .is_none_or(|target| accepts_null(target, root, depth + 1)),
+        None => true,
+    };
+    type_ok && enum_ok && const_ok && any_ok("anyOf") && any_ok("oneOf") && all_ok && ref_ok
 }
 
 /// The sentence handed to the model for a set of violations.
@@ -245,6 +365,78 @@ mod tests {
         let text = describe("t", &errs);
         assert!(text.contains("3 problems"), "{text}");
         assert!(text.contains("- tags[1]:"), "{text}");
+    }
+
+    #[test]
+    fn a_null_for_an_optional_property_that_rejects_null_is_not_given() {
+        let schema = map(json!({
+            "type": "object",
+            "properties": {
+                "note": {"type": "string"},
+                "level": {"type": "string", "enum": ["low", "high"]},
+                "maybe": {"type": ["string", "null"]},
+                "any": {"description": "anything"},
+                "need": {"type": "string"},
+                "filter": {"$ref": "#/$defs/filter"},
+                "rows": {"type": "array", "items": {"type": "object",
+                    "properties": {"qty": {"type": "number"}}}}
+            },
+            "required": ["need"],
+            "additionalProperties": false,
+            "$defs": {"filter": {"type": "object",
+                "properties": {"status": {"type": "string"}, "kind": {"type": "string"}},
+                "required": ["kind"]}}
+        }));
+        let v = ArgumentValidator::compile("t", &schema).unwrap();
+        let mut args = map(json!({
+            "note": null, "level": null, "maybe": null, "any": null, "need": null,
+            "filter": {"status": null, "kind": null},
+            "rows": [{"qty": null}, {"qty": 2}]
+        }));
+        v.drop_absent_nulls(&mut args);
+        assert_eq!(
+            Value::Object(args.clone()),
+            json!({
+                // Kept: the schema accepts null, or the property is required
+                // (and the validator refuses it).
+                "maybe": null, "any": null, "need": null,
+                "filter": {"kind": null},
+                "rows": [{}, {"qty": 2}]
+            })
+        );
+        let errs = v.validate(&args).unwrap_err();
+        let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["need", "filter.kind"], "{errs:?}");
+    }
+
+    #[test]
+    fn accepting_null_is_judged_from_the_schema() {
+        let root = json!({"$defs": {"n": {"type": "null"}, "s": {"type": "string"},
+                          "loop": {"$ref": "#/$defs/loop"}}});
+        for (schema, accepts) in [
+            (json!({"type": "string"}), false),
+            (json!({"type": ["number", "null"]}), true),
+            (json!({"type": ["number", "null"], "enum": [1, 2]}), false),
+            (json!({"enum": ["a", null]}), true),
+            (json!({"const": "a"}), false),
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+                true,
+            ),
+            (json!({"oneOf": [{"type": "string"}]}), false),
+            (
+                json!({"allOf": [{"type": ["string", "null"]}, {"type": "string"}]}),
+                false,
+            ),
+            (json!({"$ref": "#/$defs/n"}), true),
+            (json!({"$ref": "#/$defs/s"}), false),
+            (json!({"$ref": "#/$defs/loop"}), true),
+            (json!({"$ref": "https://example.com/x"}), true),
+            (json!({}), true),
+            (json!(false), false),
+        ] {
+            assert_eq!(accepts_null(&schema, &root, 0), accepts, "{schema}");
+        }
     }
 
     #[test]

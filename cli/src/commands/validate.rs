@@ -56,7 +56,7 @@ use objectstack_spec::parse::{ParseError, decode_utf8, parse_value};
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::{SourceIndex, Span};
 use objectstack_spec::text::line_safe;
-use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate_serde};
+use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate, validate_serde};
 use serde_json::{Map, Value, json};
 
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
@@ -133,7 +133,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let mut found = Vec::new();
     for (i, file) in files.iter().enumerate() {
         if let Ok(loaded) = &file.loaded {
-            for diagnostic in validate_serde(&loaded.root) {
+            // The borrowed tree (as `lint` reads a file) also notes a key
+            // written twice in one object, which `serde_json` drops.
+            let arena = objectstack_spec::json::Arena::new();
+            let diagnostics = match objectstack_spec::json::parse_object(&loaded.text, &arena) {
+                Ok(document) => validate(document),
+                Err(_) => validate_serde(&loaded.root),
+            };
+            for diagnostic in diagnostics {
                 let related_files = vec![i; diagnostic.related.len()];
                 found.push(Found {
                     file: i,

@@ -33,6 +33,8 @@ pub enum DiagnosticId {
     DuplicateName,
     /// `spec-compose-conflict`
     ComposeConflict,
+    /// `spec-duplicate-key`
+    DuplicateKey,
 }
 
 impl DiagnosticId {
@@ -49,6 +51,7 @@ impl DiagnosticId {
         DiagnosticId::ParamHintUnknownParam,
         DiagnosticId::DuplicateName,
         DiagnosticId::ComposeConflict,
+        DiagnosticId::DuplicateKey,
     ];
 
     /// The kebab-case id, as printed and as filtered on.
@@ -65,6 +68,7 @@ impl DiagnosticId {
             DiagnosticId::ParamHintUnknownParam => "spec-param-hint-unknown-param",
             DiagnosticId::DuplicateName => "spec-duplicate-name",
             DiagnosticId::ComposeConflict => "spec-compose-conflict",
+            DiagnosticId::DuplicateKey => "spec-duplicate-key",
         }
     }
 
@@ -77,7 +81,7 @@ impl DiagnosticId {
     /// are documented exceptions, such as near-miss top-level keys).
     pub fn default_severity(&self) -> Severity {
         match self {
-            DiagnosticId::ComposeConflict => Severity::Warning,
+            DiagnosticId::ComposeConflict | DiagnosticId::DuplicateKey => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -100,6 +104,7 @@ impl DiagnosticId {
             DiagnosticId::ComposeConflict => {
                 "composed stacks give one top-level key different values"
             }
+            DiagnosticId::DuplicateKey => "an object writes the same key more than once",
         }
     }
 
@@ -218,6 +223,19 @@ impl DiagnosticId {
                  Why it matters: only one value can win, and which one is an accident of the \
                  order the files were given in.\n\n\
                  Fix: make the values agree, or keep the key in one stack only."
+            }
+            DiagnosticId::DuplicateKey => {
+                "What it reports: one JSON object that writes a key more than once, anywhere in \
+                 the document (modelled or not). The message names the key, the object's path and \
+                 the line and column of every occurrence; the diagnostic points at the last one.\n\n\
+                 Why it matters: `JSON.parse`, and so upstream, keeps the last value without a \
+                 word, while a reader sees the first. In an `ai` block, `requiresConfirmation: \
+                 true` followed further down by `requiresConfirmation: false` runs the action \
+                 without a human in the loop.\n\n\
+                 Example: `\"ai\": { \"requiresConfirmation\": true, \"description\": \"...\", \
+                 \"requiresConfirmation\": false }` -> keep one `requiresConfirmation`.\n\n\
+                 Fix: remove one; the last one wins, as JSON.parse does. It is a warning: the \
+                 document is still read, with the last value."
             }
         }
     }

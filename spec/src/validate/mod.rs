@@ -18,7 +18,9 @@
 //! - `ai`: the `ai` block and its param hints (strict);
 //! - `tool`: tool records with the Phase 2 `binding` (strict);
 //! - `skill`: skills (strict) and their trigger conditions;
-//! - `agent`: agents (loose).
+//! - `agent`: agents (loose);
+//! - `duplicate`: keys written twice in one object, anywhere in the
+//!   document.
 //!
 //! To add a rule: put the check in the module of its shape, give it an
 //! existing [`DiagnosticId`] (or add one to `ids.rs`, with its
@@ -36,6 +38,7 @@ mod action;
 mod agent;
 mod ai;
 mod check;
+mod duplicate;
 mod ids;
 mod keys;
 mod skill;
@@ -182,11 +185,14 @@ impl fmt::Display for Diagnostic {
 
 /// Validates a stack document, reporting every problem at once, in
 /// document order of the checks (collections in the order `objects`,
-/// `actions`, `tools`, `skills`, `agents`).
+/// `actions`, `tools`, `skills`, `agents`), then the keys written twice in
+/// one object (which only a document read by [`crate::json::parse`] can
+/// tell: see [`crate::json::Map::duplicates`]).
 pub fn validate(document: &Map<'_>) -> Vec<Diagnostic> {
     let arena = crate::json::Arena::new();
     let mut cx = check::Cx::default();
     stack::check(&mut cx, document, &arena);
+    duplicate::check(&mut cx, document);
     cx.into_diagnostics()
 }
 
