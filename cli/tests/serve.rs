@@ -451,3 +451,243 @@ async fn without_a_key_the_server_refuses_and_says_so() {
     assert_eq!(fake.received()[0].authorization, None);
     gateway.client.cancel().await.unwrap();
 }
+
+/// Runs `serve` to completion (it must refuse to start) and returns the
+/// exit code and stderr.
+fn refused(extra: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .arg("serve")
+        .arg("--approvals")
+        .arg(dir.path().join("a.sqlite"))
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_stack_with_errors_refuses_to_start_and_shows_the_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"objects": [{"name": "t", "actions": [{"name": "a", "type": "script", "target": "x",
+            "ai": {"exposed": "yes", "description": "A description long enough to be accepted here."}}]}]}"#,
+    )
+    .unwrap();
+    let (code, stderr) = refused(&["--stack", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error(s)"), "{stderr}");
+    assert!(
+        stderr.contains("objects[0].actions[0].ai.exposed"),
+        "{stderr}"
+    );
+
+    std::fs::write(&bad, "{ not json").unwrap();
+    let (code, stderr) = refused(&["--stack", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("bad.json"), "{stderr}");
+
+    let (code, stderr) = refused(&["--stack", fixture().to_str().unwrap(), "--agent", "nobody"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("known agents: triager, janitor"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn an_agent_gets_only_its_tools_and_its_skills_become_prompts() {
+    let fake = Fake::start().await;
+    let everyone = spawn(
+        &fixture(),
+        &fake.url,
+        &[],
+        Some(KEY),
+        Client::new(ProtocolVersion::V_2025_11_25),
+    )
+    .await;
+    let prompts = everyone.client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["triage", "cleanup"]);
+    let prompt = everyone
+        .client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("triage"))
+        .await
+        .unwrap();
+    let shown = serde_json::to_string(&prompt.messages).unwrap();
+    assert!(
+        shown.contains("escalate it when the customer is blocked"),
+        "{shown}"
+    );
+    everyone.client.cancel().await.unwrap();
+
+    let triager = spawn(
+        &fixture(),
+        &fake.url,
+        &["--agent", "triager"],
+        Some(KEY),
+        Client::new(ProtocolVersion::V_2025_11_25),
+    )
+    .await;
+    let tools = triager.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["action_escalate_ticket", "action_ticket_stats"]);
+    let prompts = triager.client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0].name, "triage");
+    // A tool the agent may not invoke is not there to call.
+    let refused = call(&triager, "action_purge_ticket", json!({"recordId": "t1"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(fake.received().is_empty());
+    triager.client.cancel().await.unwrap();
+
+    // A wildcard grant expands as `capabilities` expands it.
+    let janitor = spawn(
+        &fixture(),
+        &fake.url,
+        &["--agent", "janitor"],
+        Some(KEY),
+        Client::new(ProtocolVersion::V_2025_11_25),
+    )
+    .await;
+    let tools = janitor.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "action_close_ticket",
+            "action_purge_ticket",
+            "gateway-pending-actions"
+        ]
+    );
+    janitor.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_changed_stack_is_reloaded_and_clients_are_told() {
+    let fake = Fake::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let stack = dir.path().join("stack.json");
+    let original = std::fs::read_to_string(fixture()).unwrap();
+    std::fs::write(&stack, &original).unwrap();
+    let client = Client::new(ProtocolVersion::V_2025_11_25);
+    let changed = client.list_changed.clone();
+    let gateway = spawn(&stack, &fake.url, &[], Some(KEY), client).await;
+    assert_eq!(gateway.client.list_all_tools().await.unwrap().len(), 6);
+
+    // Withdraw one action: reloaded, and the client hears of it.
+    let mut doc: Value = serde_json::from_str(&original).unwrap();
+    doc["objects"][0]["actions"][0]["ai"]["exposed"] = json!(false);
+    std::fs::write(&stack, serde_json::to_string(&doc).unwrap()).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), changed.notified())
+        .await
+        .expect("notifications/tools/list_changed");
+    let names: Vec<String> = gateway
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names.len(), 5);
+    assert!(!names.iter().any(|n| n == "action_escalate_ticket"));
+
+    // A broken file and a stack with errors keep the last good stack.
+    std::fs::write(&stack, "{ broken").unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    doc["objects"][0]["actions"][1]["ai"]["exposed"] = json!("yes");
+    std::fs::write(&stack, serde_json::to_string(&doc).unwrap()).unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(gateway.client.list_all_tools().await.unwrap().len(), 5);
+    let still = call(&gateway, "action_ticket_stats", json!({})).await;
+    assert_eq!(still.is_error, Some(false), "{}", text(&still));
+    gateway.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn elicitation_accept_runs_decline_does_not_and_no_capability_queues() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t5", json!({"subject": "Spam"}));
+    let mut accepting = Client::new(ProtocolVersion::V_2025_11_25);
+    accepting.elicit = Some(ElicitationAction::Accept);
+    let asked = accepting.asked.clone();
+    let gateway = spawn(
+        &fixture(),
+        &fake.url,
+        &["--confirm", "elicit"],
+        Some(KEY),
+        accepting,
+    )
+    .await;
+    let result = call(&gateway, "action_purge_ticket", json!({"recordId": "t5"})).await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let envelope: Value = serde_json::from_str(&text(&result)).unwrap();
+    assert_eq!(envelope["ok"], json!(true));
+    assert_eq!(envelope["result"]["action"], json!("purge_ticket"));
+    let question = asked.lock().unwrap().join("\n");
+    assert!(
+        question.contains("purge_ticket") && question.contains("t5"),
+        "{question}"
+    );
+    let posts: Vec<_> = fake
+        .received()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .collect();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].body, json!({"params": {}, "confirm": true}));
+    // The queue holds the outcome too.
+    let lookup = call(&gateway, "gateway-pending-actions", json!({})).await;
+    assert!(
+        text(&lookup).contains("\"state\":\"executed\""),
+        "{}",
+        text(&lookup)
+    );
+    gateway.client.cancel().await.unwrap();
+
+    fake.clear();
+    let mut declining = Client::new(ProtocolVersion::V_2025_06_18);
+    declining.elicit = Some(ElicitationAction::Decline);
+    let gateway = spawn(
+        &fixture(),
+        &fake.url,
+        &["--confirm", "elicit"],
+        Some(KEY),
+        declining,
+    )
+    .await;
+    let result = call(&gateway, "action_purge_ticket", json!({"recordId": "t5"})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(text(&result).contains("declined"), "{}", text(&result));
+    assert!(fake.received().iter().all(|r| r.method == "GET"));
+    let lookup = call(&gateway, "gateway-pending-actions", json!({})).await;
+    assert!(
+        text(&lookup).contains("\"state\":\"rejected\""),
+        "{}",
+        text(&lookup)
+    );
+    gateway.client.cancel().await.unwrap();
+
+    fake.clear();
+    let gateway = spawn(
+        &fixture(),
+        &fake.url,
+        &["--confirm", "elicit"],
+        Some(KEY),
+        Client::new(ProtocolVersion::V_2025_11_25),
+    )
+    .await;
+    let result = call(&gateway, "action_purge_ticket", json!({"recordId": "t5"})).await;
+    assert_eq!(result.is_error, Some(false));
+    let envelope: Value = serde_json::from_str(&text(&result)).unwrap();
+    assert_eq!(envelope["status"], json!("pending_approval"));
+    assert!(fake.received().iter().all(|r| r.method == "GET"));
+    gateway.client.cancel().await.unwrap();
+}

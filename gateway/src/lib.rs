@@ -140,7 +140,7 @@ pub enum GatewayError {
         why: String,
     },
     /// The stack has errors; nothing is served.
-    #[error("the stack has {} error(s); fix them and start again:\n{}", diagnostics.len(), diagnostics.join("\n"))]
+    #[error("the stack has {} error(s), so nothing from it is served; fix them:\n{}", diagnostics.len(), diagnostics.join("\n"))]
     InvalidStack {
         /// Each error, located, with its fix.
         diagnostics: Vec<String>,
