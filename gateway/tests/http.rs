@@ -446,3 +446,50 @@ async fn an_oversized_body_is_refused() {
     assert_eq!(response.status(), 413);
     running.stop().await;
 }
+
+#[tokio::test]
+async fn two_gateways_sharing_one_store_run_an_approved_action_once() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t3", json!({"subject": "Dup"}));
+    let shared = tempfile::tempdir().unwrap();
+    let store = shared.path().join("approvals.sqlite");
+    let first = start(&fake, |c| c.approvals = store.clone()).await;
+    let second = start(&fake, |c| c.approvals = store.clone()).await;
+    let alice = client(&first, ALICE, ProtocolVersion::V_2025_11_25).await;
+    let proposed = call(&alice, "action_purge_ticket", json!({"recordId": "t3"})).await;
+    let id = serde_json::from_str::<Value>(&text(&proposed)).unwrap()["pendingActionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let http = reqwest::Client::new();
+    let row: Value = http
+        .get(second.url(&format!("/approvals/{id}")))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let sha = row["inputSha256"].as_str().unwrap().to_owned();
+    fake.clear();
+    let approve = |running: &Running| {
+        http.post(running.url(&format!("/approvals/{id}/approve")))
+            .bearer_auth(BOB)
+            .json(&json!({"input_sha256": sha}))
+            .send()
+    };
+    let (a, b) = tokio::join!(approve(&first), approve(&second));
+    let mut statuses = [a.unwrap().status().as_u16(), b.unwrap().status().as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 409]);
+    let posts = fake
+        .received()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 1);
+    alice.cancel().await.unwrap();
+    first.stop().await;
+    second.stop().await;
+}

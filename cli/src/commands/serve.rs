@@ -142,10 +142,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
 }
 
 /// Logs on stderr (stdout is the protocol in stdio mode), `RUST_LOG`
-/// filtered, `info` by default.
+/// filtered, `info` by default (`warn` for rmcp, whose `info` lines echo every session).
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
