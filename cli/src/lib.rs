@@ -58,6 +58,8 @@ enum Command {
     Tools(commands::tools::Args),
     /// Operate the human-approval queue.
     Approvals(commands::approvals::Args),
+    /// Serve a stack's action tools over MCP (stdio or HTTP), run on an ObjectStack server.
+    Serve(commands::serve::Args),
 }
 
 /// The clap command tree (for generated reference docs).
@@ -108,6 +110,7 @@ pub fn run() -> ExitCode {
         Command::Conform(args) => commands::conform::run(args),
         Command::Tools(args) => commands::tools::run(args),
         Command::Approvals(args) => commands::approvals::run(args),
+        Command::Serve(args) => commands::serve::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

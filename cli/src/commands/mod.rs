@@ -7,5 +7,6 @@ pub(crate) mod explain;
 pub(crate) mod lint;
 pub(crate) mod registry;
 pub(crate) mod rules;
+pub(crate) mod serve;
 pub(crate) mod tools;
 pub(crate) mod validate;

@@ -1,0 +1,204 @@
+//! The HTTP application: rmcp's Streamable HTTP service at `/mcp` and the
+//! JSON approvals API, on one axum router, every route behind
+//! `Authorization: Bearer <key>`.
+//!
+//! | route | body | answer |
+//! | --- | --- | --- |
+//! | `GET /approvals?state=S` | | `{"approvals": [row...], "unreadable": [msg...]}` |
+//! | `GET /approvals/{id}` | | the row |
+//! | `POST /approvals/{id}/approve` | `{"input_sha256": "…"}` | `{"state": "executed"\|"failed", "result"?, "error"?}` |
+//! | `POST /approvals/{id}/reject` | `{"reason": "…"}` | the row, `rejected` |
+//!
+//! Errors are `{"error": {"code", "message"}}` with 400, 401, 404 or 409.
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use objectstack_bridge::approval::{ApprovalError, ListFilter};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::Shared;
+use crate::identity::{ApiKey, Caller, Transport};
+use crate::mcp::Session;
+
+pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router {
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(shared.config.allowed_hosts.clone())
+        .with_max_request_body_bytes(shared.config.max_body_bytes)
+        .with_cancellation_token(shutdown);
+    let factory = shared.clone();
+    let mcp = StreamableHttpService::new(
+        move || Ok(Session::new(factory.clone(), None)),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let limit = shared.config.max_body_bytes;
+    Router::new()
+        .nest_service("/mcp", mcp)
+        .route("/approvals", get(list))
+        .route("/approvals/{id}", get(show))
+        .route("/approvals/{id}/approve", post(approve))
+        .route("/approvals/{id}/reject", post(reject))
+        .with_state(shared)
+        .layer(middleware::from_fn(require_bearer))
+        .layer(DefaultBodyLimit::max(limit))
+}
+
+/// Refuses a request without `Authorization: Bearer <key>` (401, nothing
+/// listed or called); otherwise hands the caller to the route.
+async fn require_bearer(mut request: Request, next: Next) -> Response {
+    let key = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(ApiKey::from_bearer);
+    let Some(key) = key else {
+        let mut response = error(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHENTICATED",
+            "send your ObjectStack API key as `Authorization: Bearer osk_…`",
+        );
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"objectstack-gateway\""),
+        );
+        return response;
+    };
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    request.extensions_mut().insert(Caller {
+        key: Some(key),
+        transport: Transport::Http,
+        session,
+    });
+    next.run(request).await
+}
+
+fn error(status: StatusCode, code: &str, message: &str) -> Response {
+    (
+        status,
+        Json(json!({"error": {"code": code, "message": message}})),
+    )
+        .into_response()
+}
+
+fn queue_error(e: &ApprovalError) -> Response {
+    let (status, code) = match e {
+        ApprovalError::NotFound { .. } => (StatusCode::NOT_FOUND, "NOT_FOUND"),
+        ApprovalError::AlreadyDecided { .. }
+        | ApprovalError::NotApproved { .. }
+        | ApprovalError::InputMismatch { .. } => (StatusCode::CONFLICT, "CONFLICT"),
+        ApprovalError::InvalidRequest(_) => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"),
+        _ => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
+    };
+    error(status, code, &e.to_string())
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    state: Option<String>,
+}
+
+async fn list(State(shared): State<Arc<Shared>>, Query(query): Query<ListQuery>) -> Response {
+    let state = match query
+        .state
+        .as_deref()
+        .map(objectstack_bridge::approval::State::from_str)
+    {
+        None => None,
+        Some(Ok(state)) => Some(state),
+        Some(Err(e)) => return error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &e.to_string()),
+    };
+    match shared.queue.list(&ListFilter {
+        state,
+        ..ListFilter::default()
+    }) {
+        Ok(listing) => Json(json!({
+            "approvals": listing.rows,
+            "unreadable": listing.unreadable.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        }))
+        .into_response(),
+        Err(e) => queue_error(&e),
+    }
+}
+
+async fn show(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    match shared.queue.get(&id) {
+        Ok(row) => Json(row).into_response(),
+        Err(e) => queue_error(&e),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApproveBody {
+    input_sha256: String,
+}
+
+async fn approve(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Extension(caller): Extension<Caller>,
+    body: Result<Json<ApproveBody>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let body = match body {
+        Ok(Json(body)) => body,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "VALIDATION_ERROR",
+                &format!(
+                    "the body must be {{\"input_sha256\": \"<the hash shown by GET /approvals/{id}>\"}}: {e}"
+                ),
+            );
+        }
+    };
+    match shared.approve(&caller, &id, &body.input_sha256).await {
+        Ok(decision) => Json(decision).into_response(),
+        Err(e) => queue_error(&e),
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RejectBody {
+    reason: Option<String>,
+}
+
+async fn reject(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Extension(caller): Extension<Caller>,
+    body: Option<Json<Value>>,
+) -> Response {
+    let body: RejectBody = match body {
+        None => RejectBody::default(),
+        Some(Json(value)) => match serde_json::from_value(value) {
+            Ok(b) => b,
+            Err(e) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "VALIDATION_ERROR",
+                    &format!("the body must be {{\"reason\": \"…\"}}: {e}"),
+                );
+            }
+        },
+    };
+    match shared.reject(&caller, &id, body.reason.as_deref()) {
+        Ok(row) => Json(row).into_response(),
+        Err(e) => queue_error(&e),
+    }
+}

@@ -1,0 +1,891 @@
+//! An MCP gateway between AI clients and an ObjectStack server
+//! (ADR-0011's invocation flow as a product).
+//!
+//! A [`Gateway`] serves one stack's action tools over the Model Context
+//! Protocol (the official Rust SDK, `rmcp`), on stdio or Streamable HTTP:
+//!
+//! - one tool per opted-in action, with its exact schema, sent through the
+//!   bridge's MCP projection (annotations true to the action; an
+//!   `outputSchema` and `structuredContent` when `ai.outputSchema` is set);
+//! - arguments validated by the bridge's [`ToolRegistry`] before anything
+//!   runs;
+//! - the call executed on the user's own ObjectStack server
+//!   ([`ObjectStackBackend`]) under the caller's own API key;
+//! - actions that need confirmation parked in the durable approval queue
+//!   (or, with [`ConfirmMode::Elicit`], put to the present user).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), objectstack_gateway::GatewayError> {
+//! use objectstack_gateway::{ApiKey, Config, Gateway};
+//!
+//! let mut config = Config::new(vec!["dist/objectstack.json".into()]);
+//! config.server = Some("http://127.0.0.1:3417".into());
+//! let gateway = Gateway::new(config)?;
+//! let key = std::env::var("OBJECTSTACK_API_KEY").ok().and_then(|k| ApiKey::new(&k));
+//! gateway.serve_stdio(key).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! [`ToolRegistry`]: objectstack_bridge::runtime::ToolRegistry
+#![deny(missing_docs)]
+
+mod audit;
+mod backend;
+mod catalog;
+mod http;
+mod identity;
+mod mcp;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use objectstack_bridge::approval::{
+    ApprovalError, ApprovalQueue, ListFilter, PendingAction, SqliteStore, State, input_sha256,
+};
+use objectstack_bridge::runtime::{
+    CallContext, ExecuteOptions, HostServices, HttpApiClient, HttpClientOptions,
+};
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value, json};
+
+pub use audit::{Audit, Entry as AuditEntry};
+pub use backend::{BackendError, ObjectStackBackend, with_caller};
+pub use catalog::PENDING_TOOL;
+pub use identity::{ApiKey, Caller, Transport};
+
+use catalog::Catalog;
+
+/// How calls that need a person's confirmation are confirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConfirmMode {
+    /// Proposed to the durable approval queue; someone approves them later.
+    #[default]
+    Queue,
+    /// The present user is asked through MCP elicitation when the client
+    /// declares it; otherwise the queue.
+    Elicit,
+}
+
+/// How a gateway is set up. [`Config::new`] gives the defaults.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The stack files, composed in order (typically `dist/objectstack.json`).
+    pub stacks: Vec<PathBuf>,
+    /// The ObjectStack server script, flow and field-write actions run on.
+    /// Without it those actions are not served (each reason is logged).
+    pub server: Option<String>,
+    /// The base URL `api` actions' relative targets resolve against.
+    pub api_base_url: Option<String>,
+    /// The SQLite file of the approval queue.
+    pub approvals: PathBuf,
+    /// Serve only what this agent may invoke.
+    pub agent: Option<String>,
+    /// How confirmation is asked for.
+    pub confirm: ConfirmMode,
+    /// Where audit lines go; `None` is stderr.
+    pub audit: Option<PathBuf>,
+    /// The timeout of every backend call.
+    pub backend_timeout: Duration,
+    /// How often the stack files are checked for changes; `None` never.
+    pub reload_interval: Option<Duration>,
+    /// The largest HTTP request body accepted (bytes).
+    pub max_body_bytes: usize,
+    /// How long SIGTERM waits for calls in flight.
+    pub drain_timeout: Duration,
+    /// The key approvals recorded elsewhere (the `approvals` CLI) are
+    /// executed under; without it they are reported as approved and waiting.
+    pub executor_key: Option<ApiKey>,
+    /// Hostnames the HTTP listener answers to (DNS-rebinding protection);
+    /// loopback names by default.
+    pub allowed_hosts: Vec<String>,
+}
+
+impl Config {
+    /// The defaults for `stacks`: no server, `objectstack-approvals.sqlite`,
+    /// queue confirmation, audit on stderr, 30 s backend timeout, reload
+    /// checked every second, 4 MiB bodies, 30 s drain.
+    pub fn new(stacks: Vec<PathBuf>) -> Self {
+        Config {
+            stacks,
+            server: None,
+            api_base_url: None,
+            approvals: PathBuf::from("objectstack-approvals.sqlite"),
+            agent: None,
+            confirm: ConfirmMode::Queue,
+            audit: None,
+            backend_timeout: Duration::from_secs(30),
+            reload_interval: Some(Duration::from_secs(1)),
+            max_body_bytes: 4 << 20,
+            drain_timeout: Duration::from_secs(30),
+            executor_key: None,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+        }
+    }
+}
+
+/// Why the gateway could not start or serve.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// No stack file was given.
+    #[error("no stack file given; pass the compiled stack, e.g. dist/objectstack.json")]
+    NoStack,
+    /// A stack file cannot be read or parsed.
+    #[error("{}: {why}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong (with line and column for JSON errors).
+        why: String,
+    },
+    /// The stack has errors; nothing is served.
+    #[error("the stack has {} error(s), so nothing from it is served; fix them:\n{}", diagnostics.len(), diagnostics.join("\n"))]
+    InvalidStack {
+        /// Each error, located, with its fix.
+        diagnostics: Vec<String>,
+    },
+    /// `--agent` names no agent of the stack.
+    #[error("no agent named \"{name}\" in this stack; {}", if known.is_empty() { "it defines no agents".to_owned() } else { format!("known agents: {}", known.join(", ")) })]
+    UnknownAgent {
+        /// The name asked for.
+        name: String,
+        /// The agents the stack defines.
+        known: Vec<String>,
+    },
+    /// The server URL is unusable.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The `--api-base-url` client could not be built.
+    #[error("--api-base-url: {0}")]
+    ApiClient(String),
+    /// The approval queue cannot be opened.
+    #[error("the approval queue {}: {why}", path.display())]
+    Queue {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        why: String,
+    },
+    /// The audit file cannot be opened.
+    #[error("the audit file {}: {why}", path.display())]
+    Audit {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        why: String,
+    },
+    /// The listener could not be bound.
+    #[error("cannot listen on {addr}: {why}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// What went wrong.
+        why: String,
+    },
+    /// The MCP session failed.
+    #[error("the MCP session failed: {0}")]
+    Protocol(String),
+    /// Serving failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// State every session of one gateway shares.
+pub(crate) struct Shared {
+    config: Config,
+    services: HostServices,
+    queue: Arc<ApprovalQueue>,
+    catalog: RwLock<Arc<Catalog>>,
+    stamp: Mutex<Vec<Option<SystemTime>>>,
+    audit: Audit,
+    peers: Mutex<Vec<rmcp::Peer<rmcp::RoleServer>>>,
+    tracker: tokio_util::task::TaskTracker,
+}
+
+/// An MCP gateway serving one stack (see the crate docs).
+#[derive(Clone)]
+pub struct Gateway {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("stacks", &self.shared.config.stacks)
+            .finish()
+    }
+}
+
+impl Gateway {
+    /// Reads and checks the stack, opens the approval queue and the audit
+    /// trail, and builds what is served. A stack with errors is refused
+    /// with every diagnostic. Needs a Tokio runtime when an `--api-base-url`
+    /// client is configured.
+    pub fn new(config: Config) -> Result<Self, GatewayError> {
+        let store = SqliteStore::open(&config.approvals).map_err(|e| GatewayError::Queue {
+            path: config.approvals.clone(),
+            why: e.to_string(),
+        })?;
+        let queue = Arc::new(ApprovalQueue::new(Arc::new(store)));
+        Self::with_queue(config, queue)
+    }
+
+    /// [`Gateway::new`] with a queue the host opened itself (another store,
+    /// a test clock).
+    pub fn with_queue(config: Config, queue: Arc<ApprovalQueue>) -> Result<Self, GatewayError> {
+        let mut services = HostServices {
+            approvals: Some(queue.clone()),
+            ..HostServices::default()
+        };
+        if let Some(url) = &config.server {
+            let backend = Arc::new(ObjectStackBackend::new(url, config.backend_timeout)?);
+            services.data_engine = Some(backend.clone());
+            services.automation = Some(backend);
+        }
+        if let Some(url) = &config.api_base_url {
+            let client = HttpApiClient::new(HttpClientOptions {
+                base_url: Some(url.clone()),
+                timeout: config.backend_timeout,
+                ..HttpClientOptions::default()
+            })
+            .map_err(|e| GatewayError::ApiClient(e.to_string()))?;
+            services.api_client = Some(Arc::new(client));
+        }
+        let audit = match &config.audit {
+            Some(path) => Audit::to_file(path).map_err(|e| GatewayError::Audit {
+                path: path.clone(),
+                why: e.to_string(),
+            })?,
+            None => Audit::to_stderr(),
+        };
+        let stamp = stamps(&config.stacks);
+        let stack = catalog::read_stack(&config.stacks)?;
+        let built = catalog::build(&stack, services.clone(), config.agent.as_deref())?;
+        for note in &built.notes {
+            tracing::info!("{note}");
+        }
+        tracing::info!(
+            tools = built.tools.len(),
+            prompts = built.prompts.len(),
+            "stack loaded"
+        );
+        Ok(Gateway {
+            shared: Arc::new(Shared {
+                config,
+                services,
+                queue,
+                catalog: RwLock::new(Arc::new(built)),
+                stamp: Mutex::new(stamp),
+                audit,
+                peers: Mutex::new(Vec::new()),
+                tracker: tokio_util::task::TaskTracker::new(),
+            }),
+        })
+    }
+
+    /// The names of the tools served now, in `tools/list` order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.shared
+            .catalog()
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect()
+    }
+
+    /// Why actions were not served (also logged at start).
+    pub fn notes(&self) -> Vec<String> {
+        self.shared.catalog().notes.clone()
+    }
+
+    /// The approval queue calls are proposed to.
+    pub fn queue(&self) -> &Arc<ApprovalQueue> {
+        &self.shared.queue
+    }
+
+    /// Re-reads the stack files now. On success the new tools are served
+    /// and every connected client gets `notifications/tools/list_changed`;
+    /// on failure the last good stack stays and the error says why.
+    pub async fn reload(&self) -> Result<(), GatewayError> {
+        let shared = &self.shared;
+        let stamp = stamps(&shared.config.stacks);
+        if let Ok(mut last) = shared.stamp.lock() {
+            *last = stamp;
+        }
+        let built = catalog::read_stack(&shared.config.stacks).and_then(|stack| {
+            catalog::build(
+                &stack,
+                shared.services.clone(),
+                shared.config.agent.as_deref(),
+            )
+        })?;
+        for note in &built.notes {
+            tracing::info!("{note}");
+        }
+        tracing::info!(tools = built.tools.len(), "stack reloaded");
+        match shared.catalog.write() {
+            Ok(mut current) => *current = Arc::new(built),
+            Err(poisoned) => *poisoned.into_inner() = Arc::new(built),
+        }
+        shared.notify_list_changed().await;
+        Ok(())
+    }
+
+    /// Checks the stack files every `reload_interval` and reloads when one
+    /// changed; a bad reload is logged and the last good stack kept. Runs
+    /// until the gateway is dropped.
+    pub fn spawn_watcher(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let interval = self.shared.config.reload_interval?;
+        let weak = Arc::downgrade(&self.shared);
+        Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(interval).await;
+                let Some(shared) = weak.upgrade() else { return };
+                let now = stamps(&shared.config.stacks);
+                let changed = shared.stamp.lock().map(|s| *s != now).unwrap_or(false);
+                if changed {
+                    let gateway = Gateway { shared };
+                    if let Err(e) = gateway.reload().await {
+                        tracing::error!(
+                            "the changed stack was not loaded; still serving the last good one: {e}"
+                        );
+                    }
+                }
+            }
+        }))
+    }
+
+    /// Executes approvals recorded elsewhere on the store (the `approvals`
+    /// CLI, another gateway) under `executor_key`, every `every`. Without an
+    /// executor key nothing runs: they stay approved and waiting.
+    pub fn spawn_executor(&self, every: Duration) -> Option<tokio::task::JoinHandle<()>> {
+        let key = self.shared.config.executor_key.clone()?;
+        let weak = Arc::downgrade(&self.shared);
+        Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(shared) = weak.upgrade() else { return };
+                let catalog = shared.catalog();
+                let options = executor_options();
+                match with_caller(
+                    Some(key.clone()),
+                    catalog.registry.execute_approved(&options),
+                )
+                .await
+                {
+                    Ok(report) => {
+                        for id in report.executed.iter().chain(&report.failed) {
+                            tracing::info!(pending = %id, "executed an approval recorded elsewhere");
+                        }
+                    }
+                    Err(e) => tracing::warn!("executing approved actions failed: {e}"),
+                }
+            }
+        }))
+    }
+
+    /// Serves one MCP session on stdin and stdout, every call under `key`,
+    /// until the client disconnects or SIGTERM (which waits for the calls
+    /// in flight).
+    pub async fn serve_stdio(&self, key: Option<ApiKey>) -> Result<(), GatewayError> {
+        use rmcp::ServiceExt;
+        let _watcher = self.spawn_watcher();
+        let _executor = self.spawn_executor(Duration::from_secs(5));
+        let caller = Caller {
+            key,
+            transport: Transport::Stdio,
+            session: Some(format!(
+                "stdio-{}-{}",
+                std::process::id(),
+                objectstack_bridge::approval::format_timestamp(now_ms())
+            )),
+        };
+        let handler = mcp::Session::new(self.shared.clone(), Some(caller));
+        let service = handler
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| GatewayError::Protocol(e.to_string()))?;
+        let cancel = service.cancellation_token();
+        let waiting = service.waiting();
+        tokio::pin!(waiting);
+        tokio::select! {
+            done = &mut waiting => {
+                done.map_err(|e| GatewayError::Protocol(e.to_string()))?;
+            }
+            () = terminate() => {
+                tracing::info!("SIGTERM: waiting for the calls in flight");
+                self.drain().await;
+                cancel.cancel();
+            }
+        }
+        Ok(())
+    }
+
+    /// The HTTP application: the MCP endpoint at `/mcp` and the approvals
+    /// API at `/approvals`, every route behind `Authorization: Bearer`.
+    /// Mount it in a host's own server, or use [`Gateway::serve_http`].
+    pub fn router(&self, shutdown: tokio_util::sync::CancellationToken) -> axum::Router {
+        http::router(self.shared.clone(), shutdown)
+    }
+
+    /// Serves HTTP on `addr` (bind 127.0.0.1 unless the deployment puts a
+    /// proxy in front) until SIGTERM or `shutdown` resolves; then waits for
+    /// the requests in flight.
+    pub async fn serve_http(
+        &self,
+        addr: SocketAddr,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), GatewayError> {
+        let listener =
+            tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| GatewayError::Bind {
+                    addr,
+                    why: e.to_string(),
+                })?;
+        self.serve_listener(listener, shutdown).await
+    }
+
+    /// [`Gateway::serve_http`] on a listener the host bound.
+    pub async fn serve_listener(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), GatewayError> {
+        let _watcher = self.spawn_watcher();
+        let _executor = self.spawn_executor(Duration::from_secs(5));
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!(%addr, "listening (MCP at /mcp, approvals at /approvals)");
+        }
+        let token = tokio_util::sync::CancellationToken::new();
+        let app = self.router(token.clone());
+        let shared = self.shared.clone();
+        let stop = token.clone();
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                tokio::select! {
+                    () = shutdown => {}
+                    () = terminate() => tracing::info!("SIGTERM: draining"),
+                }
+                shared.tracker.close();
+                let _ =
+                    tokio::time::timeout(shared.config.drain_timeout, shared.tracker.wait()).await;
+                stop.cancel();
+            })
+            .await?;
+        Ok(())
+    }
+
+    async fn drain(&self) {
+        let shared = &self.shared;
+        shared.tracker.close();
+        if tokio::time::timeout(shared.config.drain_timeout, shared.tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("calls still in flight after the drain timeout");
+        }
+    }
+}
+
+/// Resolves on SIGTERM (or Ctrl-C); never on platforms without signals.
+async fn terminate() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn stamps(paths: &[PathBuf]) -> Vec<Option<SystemTime>> {
+    paths
+        .iter()
+        .map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .collect()
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn executor_options() -> ExecuteOptions {
+    ExecuteOptions {
+        executor: format!("objectstack-gateway-{}", std::process::id()),
+        ..ExecuteOptions::default()
+    }
+}
+
+/// What an approval decision over HTTP answers, as upstream's approve
+/// route does.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub(crate) struct Decision {
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+impl Shared {
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        match self.catalog.read() {
+            Ok(c) => c.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    async fn notify_list_changed(&self) {
+        let peers: Vec<_> = match self.peers.lock() {
+            Ok(mut peers) => {
+                peers.retain(|p| !p.is_transport_closed());
+                peers.clone()
+            }
+            Err(_) => Vec::new(),
+        };
+        for peer in peers {
+            if let Err(e) = peer.notify_tool_list_changed().await {
+                tracing::debug!("list_changed not delivered: {e}");
+            }
+            let _ = peer.notify_prompt_list_changed().await;
+        }
+    }
+
+    pub(crate) fn add_peer(&self, peer: rmcp::Peer<rmcp::RoleServer>) {
+        if let Ok(mut peers) = self.peers.lock() {
+            peers.retain(|p| !p.is_transport_closed());
+            peers.push(peer);
+        }
+    }
+
+    /// One `tools/call`: validated and dispatched by the bridge, under the
+    /// caller's key; the envelope becomes the MCP result.
+    pub(crate) async fn call(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Map<String, Value>,
+        tool_call_id: Option<String>,
+        elicit: Option<&rmcp::Peer<rmcp::RoleServer>>,
+    ) -> CallToolResult {
+        let started = Instant::now();
+        let sha = input_sha256(&arguments).ok();
+        let catalog = self.catalog();
+        if name == PENDING_TOOL && catalog.tools.iter().any(|t| t.name == PENDING_TOOL) {
+            let result = self.lookup(caller, &arguments);
+            let outcome = if result.is_error == Some(true) {
+                "error"
+            } else {
+                "ok"
+            };
+            self.audit
+                .record(caller, name, sha, outcome, None, started.elapsed());
+            return result;
+        }
+        let served = catalog.served.get(name);
+        let context = CallContext {
+            actor: Some(objectstack_bridge::runtime::Actor::new(caller.actor_id())),
+            conversation_id: caller.session.clone(),
+            tool_call_id: caller.session.as_ref().and(tool_call_id),
+            ..CallContext::default()
+        };
+        let envelope = with_caller(
+            caller.key.clone(),
+            catalog
+                .registry
+                .call(name, Value::Object(arguments), &context),
+        )
+        .await;
+        let pending_id = pending_id(&envelope);
+        if let (Some(id), Some(peer), Some(s)) = (pending_id.as_deref(), elicit, served)
+            && s.needs_confirmation
+        {
+            return self
+                .confirm_by_elicitation(caller, name, id, peer, &catalog, sha, started)
+                .await;
+        }
+        let outcome = outcome(&envelope);
+        self.audit.record(
+            caller,
+            name,
+            sha,
+            outcome,
+            pending_id.as_deref(),
+            started.elapsed(),
+        );
+        to_result(&envelope, served.is_some_and(|s| s.structured))
+    }
+
+    /// Puts a pending action to the present user; accept approves and runs
+    /// it (once, through the queue), decline rejects it.
+    #[allow(clippy::too_many_arguments)]
+    async fn confirm_by_elicitation(
+        &self,
+        caller: &Caller,
+        name: &str,
+        id: &str,
+        peer: &rmcp::Peer<rmcp::RoleServer>,
+        catalog: &Catalog,
+        sha: Option<String>,
+        started: Instant,
+    ) -> CallToolResult {
+        let row = match self.queue.get(id) {
+            Ok(row) => row,
+            Err(e) => return error_result(&e.to_string()),
+        };
+        let answer = mcp::ask(peer, &row).await;
+        let by = format!("{} (elicitation)", caller.actor_id());
+        let (result, outcome) = match answer {
+            mcp::Answer::Accept => {
+                match self
+                    .approve_and_run(caller, &by, &row.id, &row.input_sha256, catalog)
+                    .await
+                {
+                    Ok(done) => {
+                        let outcome = if done.state == State::Executed {
+                            "executed"
+                        } else {
+                            "failed"
+                        };
+                        let envelope = done.result.clone().unwrap_or_else(|| {
+                            json!({"ok": false, "error": done.error.clone().unwrap_or_default()})
+                        });
+                        let structured = catalog.served.get(name).is_some_and(|s| s.structured);
+                        (to_result(&envelope, structured), outcome)
+                    }
+                    Err(e) => (error_result(&e.to_string()), "error"),
+                }
+            }
+            mcp::Answer::Decline(why) => {
+                let reason = format!("the user {why} at the confirmation prompt");
+                let _ = self.queue.reject(&row.id, &by, Some(&reason));
+                (
+                    error_result(&format!(
+                        "The user {why} running '{}'; it did not run. Do not retry it unless the user asks again.",
+                        row.action_name
+                    )),
+                    "declined",
+                )
+            }
+            mcp::Answer::Unavailable(why) => {
+                tracing::debug!("elicitation failed, the call stays queued: {why}");
+                let envelope = json!({
+                    "ok": true,
+                    "status": "pending_approval",
+                    "pendingActionId": row.id,
+                    "message": objectstack_bridge::runtime::pending_message(&row.action_name, &row.id),
+                });
+                (to_result(&envelope, false), "pending")
+            }
+        };
+        self.audit
+            .record(caller, name, sha, outcome, Some(&row.id), started.elapsed());
+        result
+    }
+
+    /// Approves `id` as `by` (bound to `sha`) and executes it at once under
+    /// the approver's key, exactly once (the queue's claim).
+    async fn approve_and_run(
+        &self,
+        approver: &Caller,
+        by: &str,
+        id: &str,
+        sha: &str,
+        catalog: &Catalog,
+    ) -> Result<PendingAction, ApprovalError> {
+        self.queue.approve(id, by, sha)?;
+        with_caller(
+            approver.key.clone(),
+            catalog.registry.execute_pending(id, &executor_options()),
+        )
+        .await
+    }
+
+    /// `POST /approvals/{id}/approve`.
+    pub(crate) async fn approve(
+        &self,
+        approver: &Caller,
+        id: &str,
+        sha: &str,
+    ) -> Result<Decision, ApprovalError> {
+        let started = Instant::now();
+        let catalog = self.catalog();
+        let by = approver.actor_id();
+        let done = self.approve_and_run(approver, &by, id, sha, &catalog).await;
+        let done = match done {
+            Ok(done) => done,
+            Err(ApprovalError::NoDispatcher { .. }) => {
+                self.audit.record(
+                    approver,
+                    "approve",
+                    Some(sha.to_owned()),
+                    "approved",
+                    Some(id),
+                    started.elapsed(),
+                );
+                return Ok(Decision {
+                    state: "approved",
+                    result: None,
+                    error: Some("approved, but no tool of that name is served now; it waits for a gateway that serves it".into()),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        let state = if done.state == State::Executed {
+            "executed"
+        } else {
+            "failed"
+        };
+        self.audit.record(
+            approver,
+            "approve",
+            Some(sha.to_owned()),
+            state,
+            Some(id),
+            started.elapsed(),
+        );
+        Ok(Decision {
+            state,
+            result: done.result,
+            error: done.error,
+        })
+    }
+
+    /// `POST /approvals/{id}/reject`.
+    pub(crate) fn reject(
+        &self,
+        by: &Caller,
+        id: &str,
+        reason: Option<&str>,
+    ) -> Result<PendingAction, ApprovalError> {
+        let started = Instant::now();
+        let row = self.queue.reject(id, &by.actor_id(), reason)?;
+        self.audit.record(
+            by,
+            "reject",
+            Some(row.input_sha256.clone()),
+            "rejected",
+            Some(id),
+            started.elapsed(),
+        );
+        Ok(row)
+    }
+
+    /// The gateway's read-only lookup: the caller's own pending actions.
+    fn lookup(&self, caller: &Caller, arguments: &Map<String, Value>) -> CallToolResult {
+        let owner = caller.actor_id();
+        let view = |row: &PendingAction| {
+            let mut out = Map::new();
+            out.insert("pendingActionId".into(), json!(row.id));
+            out.insert("tool".into(), json!(row.tool_name));
+            out.insert("state".into(), json!(row.state.as_str()));
+            out.insert(
+                "proposedAt".into(),
+                json!(objectstack_bridge::approval::format_timestamp(
+                    row.created_at
+                )),
+            );
+            if let Some(by) = &row.decided_by {
+                out.insert("decidedBy".into(), json!(by));
+            }
+            if let Some(reason) = &row.reason {
+                out.insert("reason".into(), json!(reason));
+            }
+            if let Some(result) = &row.result {
+                out.insert("result".into(), result.clone());
+            }
+            if let Some(error) = &row.error {
+                out.insert("error".into(), json!(error));
+            }
+            Value::Object(out)
+        };
+        match arguments.get("pendingActionId") {
+            Some(Value::String(id)) => match self.queue.get(id) {
+                Ok(row) if row.proposer.id == owner => json_result(&view(&row), false),
+                Ok(_) | Err(ApprovalError::NotFound { .. }) => error_result(&format!(
+                    "you have no pending action `{id}`; call {PENDING_TOOL} without arguments to list yours"
+                )),
+                Err(e) => error_result(&e.to_string()),
+            },
+            Some(_) => error_result("`pendingActionId` must be a string"),
+            None => match self.queue.list(&ListFilter::default()) {
+                Ok(listing) => {
+                    let mine: Vec<Value> = listing
+                        .rows
+                        .iter()
+                        .rev()
+                        .filter(|r| r.proposer.id == owner)
+                        .take(20)
+                        .map(view)
+                        .collect();
+                    json_result(&json!({ "pendingActions": mine }), false)
+                }
+                Err(e) => error_result(&e.to_string()),
+            },
+        }
+    }
+}
+
+fn pending_id(envelope: &Value) -> Option<String> {
+    (envelope.get("status").and_then(Value::as_str) == Some("pending_approval"))
+        .then(|| envelope.get("pendingActionId").and_then(Value::as_str))
+        .flatten()
+        .map(str::to_owned)
+}
+
+fn outcome(envelope: &Value) -> &'static str {
+    if pending_id(envelope).is_some() {
+        "pending"
+    } else if envelope.get("ok") == Some(&Value::Bool(true)) {
+        "ok"
+    } else if envelope.get("action").is_none() {
+        // Refused before anything ran (unknown tool, invalid arguments).
+        "refused"
+    } else {
+        "error"
+    }
+}
+
+/// The bridge's envelope as an MCP result: `ok: false` is a tool error
+/// carrying the message; otherwise the envelope as text and, for a tool
+/// with an `outputSchema`, the action's result as `structuredContent`.
+fn to_result(envelope: &Value, structured: bool) -> CallToolResult {
+    if envelope.get("ok") != Some(&Value::Bool(true)) {
+        let message = envelope
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("the call failed");
+        return error_result(message);
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(envelope.to_string())]);
+    if structured && pending_id(envelope).is_none() {
+        result.structured_content = envelope.get("result").cloned();
+    }
+    result
+}
+
+fn json_result(value: &Value, structured: bool) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+    if structured {
+        result.structured_content = Some(value.clone());
+    }
+    result
+}
+
+fn error_result(message: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.to_owned())])
+}

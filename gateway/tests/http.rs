@@ -1,0 +1,495 @@
+//! The gateway over Streamable HTTP, in process: rmcp's HTTP client and
+//! plain HTTP requests against a gateway on 127.0.0.1, in front of a fake
+//! ObjectStack server.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers
+
+mod support;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use objectstack_gateway::{Config, Gateway};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value, json};
+use support::fake::Fake;
+
+const ALICE: &str = "osk_alice_0123456789";
+const BOB: &str = "osk_bob_9876543210";
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/helpdesk.json")
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+    dir: tempfile::TempDir,
+}
+
+impl Running {
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn audit(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("audit.jsonl")).unwrap_or_default()
+    }
+
+    async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = self.task.await;
+    }
+}
+
+async fn start(fake: &Fake, edit: impl FnOnce(&mut Config)) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(vec![fixture()]);
+    config.server = Some(fake.url.clone());
+    config.approvals = dir.path().join("approvals.sqlite");
+    config.audit = Some(dir.path().join("audit.jsonl"));
+    config.reload_interval = None;
+    edit(&mut config);
+    let gateway = Gateway::new(config).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        gateway
+            .serve_listener(listener, async move {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+    });
+    Running {
+        addr,
+        stop: Some(stop),
+        task,
+        dir,
+    }
+}
+
+async fn client(
+    running: &Running,
+    key: &str,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, ClientConfig> {
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(running.url("/mcp")).auth_header(key),
+    );
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("gateway-http-test", "0"),
+    )
+    .with_protocol_version(version)
+    .serve(transport)
+    .await
+    .unwrap()
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(m) => m,
+        _ => panic!("not an object"),
+    }
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ClientConfig>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(arguments)))
+        .await
+        .unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn without_a_key_every_route_is_401_and_nothing_is_listed_or_called() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |_| {}).await;
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "curl", "version": "0"}}});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    for (body, auth) in [
+        (&initialize, None),
+        (&list, None),
+        (&initialize, Some("Basic b3NrOng=")),
+        (&initialize, Some("Bearer ")),
+    ] {
+        let mut request = http
+            .post(running.url("/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .json(body);
+        if let Some(auth) = auth {
+            request = request.header("authorization", auth);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401, "{auth:?}");
+        assert!(response.headers().contains_key("www-authenticate"));
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["code"], json!("UNAUTHENTICATED"));
+    }
+    for path in ["/approvals", "/approvals/pa_1"] {
+        let response = http.get(running.url(path)).send().await.unwrap();
+        assert_eq!(response.status(), 401, "{path}");
+    }
+    let response = http
+        .post(running.url("/approvals/pa_1/approve"))
+        .json(&json!({"input_sha256": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    // rmcp's client cannot even initialize.
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(running.url("/mcp")),
+    );
+    assert!(
+        ClientConfig::default()
+            .with_protocol_version(ProtocolVersion::V_2025_06_18)
+            .serve(transport)
+            .await
+            .is_err()
+    );
+    assert!(fake.received().is_empty());
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn each_request_runs_under_its_own_key_on_both_revisions() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t1", json!({"subject": "Printer"}));
+    let running = start(&fake, |_| {}).await;
+    for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
+        let alice = client(&running, ALICE, version.clone()).await;
+        let bob = client(&running, BOB, version.clone()).await;
+        assert_eq!(alice.peer_info().unwrap().protocol_version, version);
+        let tools = alice.list_all_tools().await.unwrap();
+        assert_eq!(tools.len(), 6);
+        fake.clear();
+        let a = call(
+            &alice,
+            "action_escalate_ticket",
+            json!({"recordId": "t1", "reason": "from alice"}),
+        )
+        .await;
+        assert_eq!(a.is_error, Some(false), "{}", text(&a));
+        let b = call(&bob, "action_ticket_stats", json!({})).await;
+        assert_eq!(
+            b.structured_content,
+            Some(json!({"total": 3, "byStatus": {"open": 2}}))
+        );
+        let received = fake.received();
+        assert_eq!(received.len(), 3, "{received:?}");
+        let auth = |i: usize| received[i].authorization.clone().unwrap();
+        assert_eq!(auth(0), format!("Bearer {ALICE}"));
+        assert_eq!(auth(1), format!("Bearer {ALICE}"));
+        assert_eq!(auth(2), format!("Bearer {BOB}"));
+        assert_eq!(
+            received[1].body,
+            json!({"params": {"reason": "from alice"}})
+        );
+        // Invalid arguments: nothing reaches the server.
+        fake.clear();
+        let bad = call(&alice, "action_escalate_ticket", json!({"recordId": "t1"})).await;
+        assert_eq!(bad.is_error, Some(true));
+        assert!(fake.received().is_empty());
+        // Server errors are tool errors.
+        for (status, code) in [
+            (400, "VALIDATION_ERROR"),
+            (403, "PERMISSION_DENIED"),
+            (404, "RESOURCE_NOT_FOUND"),
+        ] {
+            fake.reply(
+                "ticket_stats",
+                status,
+                Fake::envelope(status, code, "refused by the server"),
+            );
+            let r = call(&bob, "action_ticket_stats", json!({})).await;
+            assert_eq!(r.is_error, Some(true));
+            assert!(
+                text(&r).contains(code) && text(&r).contains("refused by the server"),
+                "{}",
+                text(&r)
+            );
+        }
+        fake.state.replies.lock().unwrap().clear();
+        alice.cancel().await.unwrap();
+        bob.cancel().await.unwrap();
+    }
+    let audit = running.audit();
+    assert!(!audit.contains(ALICE) && !audit.contains(BOB), "{audit}");
+    assert!(audit.lines().all(|l| l.contains("\"transport\":\"http\"")));
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_destructive_call_waits_is_approved_over_http_and_runs_once() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t9", json!({"subject": "Spam"}));
+    let running = start(&fake, |_| {}).await;
+    let alice = client(&running, ALICE, ProtocolVersion::V_2025_11_25).await;
+    let proposed = call(&alice, "action_purge_ticket", json!({"recordId": "t9"})).await;
+    assert_eq!(proposed.is_error, Some(false), "{}", text(&proposed));
+    let envelope: Value = serde_json::from_str(&text(&proposed)).unwrap();
+    assert_eq!(envelope["status"], json!("pending_approval"));
+    let id = envelope["pendingActionId"].as_str().unwrap().to_owned();
+    assert!(
+        envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains("Do not call this tool again")
+    );
+    // Only the record was loaded: nothing ran.
+    assert!(fake.received().iter().all(|r| r.method == "GET"));
+
+    // The model's lookup: pending.
+    let lookup = call(
+        &alice,
+        "gateway-pending-actions",
+        json!({"pendingActionId": id}),
+    )
+    .await;
+    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
+    assert_eq!(view["state"], json!("pending"));
+    // Someone else's lookup does not see it.
+    let bob = client(&running, BOB, ProtocolVersion::V_2025_11_25).await;
+    let theirs = call(
+        &bob,
+        "gateway-pending-actions",
+        json!({"pendingActionId": id}),
+    )
+    .await;
+    assert_eq!(theirs.is_error, Some(true));
+
+    let http = reqwest::Client::new();
+    let listed: Value = http
+        .get(running.url("/approvals?state=pending"))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rows = listed["approvals"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["id"], json!(id));
+    let shown: Value = http
+        .get(running.url(&format!("/approvals/{id}")))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let sha = shown["inputSha256"].as_str().unwrap().to_owned();
+    assert!(!shown.to_string().contains(ALICE));
+
+    // A wrong hash is refused, and nothing runs.
+    let mismatch = http
+        .post(running.url(&format!("/approvals/{id}/approve")))
+        .bearer_auth(BOB)
+        .json(&json!({"input_sha256": "0".repeat(64)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mismatch.status(), 409);
+    fake.clear();
+    let approved = http
+        .post(running.url(&format!("/approvals/{id}/approve")))
+        .bearer_auth(BOB)
+        .json(&json!({"input_sha256": sha}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(approved.status(), 200);
+    let decision: Value = approved.json().await.unwrap();
+    assert_eq!(decision["state"], json!("executed"), "{decision}");
+    assert_eq!(decision["result"]["ok"], json!(true));
+    // Executed once, under the approver's key, with the confirmation member.
+    let posts: Vec<_> = fake
+        .received()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(
+        posts[0].path,
+        "/api/v1/actions/support_ticket/purge_ticket/t9"
+    );
+    assert_eq!(posts[0].body, json!({"params": {}, "confirm": true}));
+    assert_eq!(
+        posts[0].authorization.as_deref(),
+        Some(format!("Bearer {BOB}").as_str())
+    );
+    // Approving again changes nothing and runs nothing.
+    let again = http
+        .post(running.url(&format!("/approvals/{id}/approve")))
+        .bearer_auth(BOB)
+        .json(&json!({"input_sha256": sha}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 409);
+    assert_eq!(
+        fake.received()
+            .iter()
+            .filter(|r| r.method == "POST")
+            .count(),
+        1
+    );
+    // The model's lookup shows the result.
+    let lookup = call(&alice, "gateway-pending-actions", json!({})).await;
+    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
+    let mine = view["pendingActions"].as_array().unwrap();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0]["state"], json!("executed"));
+    assert_eq!(mine[0]["result"]["result"]["action"], json!("purge_ticket"));
+
+    // A rejected one never runs and says why.
+    let second = call(&alice, "action_purge_ticket", json!({"recordId": "t9"})).await;
+    let id2 = serde_json::from_str::<Value>(&text(&second)).unwrap()["pendingActionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(id2, id);
+    fake.clear();
+    let rejected = http
+        .post(running.url(&format!("/approvals/{id2}/reject")))
+        .bearer_auth(BOB)
+        .json(&json!({"reason": "keep it"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rejected.status(), 200);
+    assert_eq!(
+        rejected.json::<Value>().await.unwrap()["state"],
+        json!("rejected")
+    );
+    assert!(fake.received().is_empty());
+    let lookup = call(
+        &alice,
+        "gateway-pending-actions",
+        json!({"pendingActionId": id2}),
+    )
+    .await;
+    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
+    assert_eq!(view["state"], json!("rejected"));
+    assert_eq!(view["reason"], json!("keep it"));
+    // Unknown ids are 404.
+    let missing = http
+        .get(running.url("/approvals/pa_000000000000000000000000"))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+
+    let audit = running.audit();
+    let lines: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pending = lines
+        .iter()
+        .find(|l| l["outcome"] == json!("pending"))
+        .unwrap();
+    assert_eq!(pending["pendingId"], json!(id));
+    assert_eq!(pending["tool"], json!("action_purge_ticket"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["tool"] == json!("approve") && l["outcome"] == json!("executed"))
+    );
+    alice.cancel().await.unwrap();
+    bob.cancel().await.unwrap();
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_refused() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |c| c.max_body_bytes = 1024).await;
+    let response = reqwest::Client::new()
+        .post(running.url("/approvals/pa_1/reject"))
+        .bearer_auth(ALICE)
+        .header("content-type", "application/json")
+        .body(format!("{{\"reason\": \"{}\"}}", "x".repeat(4096)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn two_gateways_sharing_one_store_run_an_approved_action_once() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t3", json!({"subject": "Dup"}));
+    let shared = tempfile::tempdir().unwrap();
+    let store = shared.path().join("approvals.sqlite");
+    let first = start(&fake, |c| c.approvals = store.clone()).await;
+    let second = start(&fake, |c| c.approvals = store.clone()).await;
+    let alice = client(&first, ALICE, ProtocolVersion::V_2025_11_25).await;
+    let proposed = call(&alice, "action_purge_ticket", json!({"recordId": "t3"})).await;
+    let id = serde_json::from_str::<Value>(&text(&proposed)).unwrap()["pendingActionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let http = reqwest::Client::new();
+    let row: Value = http
+        .get(second.url(&format!("/approvals/{id}")))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let sha = row["inputSha256"].as_str().unwrap().to_owned();
+    fake.clear();
+    let approve = |running: &Running| {
+        http.post(running.url(&format!("/approvals/{id}/approve")))
+            .bearer_auth(BOB)
+            .json(&json!({"input_sha256": sha}))
+            .send()
+    };
+    let (a, b) = tokio::join!(approve(&first), approve(&second));
+    let mut statuses = [a.unwrap().status().as_u16(), b.unwrap().status().as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 409]);
+    let posts = fake
+        .received()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 1);
+    alice.cancel().await.unwrap();
+    first.stop().await;
+    second.stop().await;
+}
