@@ -2,11 +2,13 @@
 //!
 //! [`build`] reads a stack leniently (the same reading as the lint rules:
 //! arrays keep their object entries, maps are keyed by name, junk is
-//! skipped) and returns [`Capabilities`]: a [`petgraph`] graph of agents,
-//! skills, tools, actions, flows and objects, plus, for every agent, its
-//! effective tool set, the tools that need human approval and its dead
-//! references. [`render`] prints it as text, JSON, Graphviz dot or a
-//! Mermaid flowchart.
+//! skipped) and returns [`Capabilities`]: agents, skills, tools, actions and
+//! the wildcards skills use; [`Capabilities::grants`] adds up, for an agent
+//! (or the unattached skills), its effective tool set, the tools that need
+//! human approval and its dead references; [`Capabilities::graph`] is the
+//! [`petgraph`] graph of all of it. [`write`] streams the view as text,
+//! JSON, Graphviz dot or a Mermaid flowchart; [`build_composed`] reads
+//! several stacks as one.
 //!
 //! # How a stack is read
 //!
@@ -34,6 +36,18 @@
 //! - A tool **needs approval** when its backing action needs confirmation
 //!   ([`objectstack_spec::materialise::needs_confirmation`]): calls wait in
 //!   the approval queue, and the tool exists only where that queue is wired.
+//! - **Composed** ([`build_composed`]): each collection is read from every
+//!   stack in order, as `lint --compose` reads them (stack-level actions of
+//!   every file before the objects' actions), and every path is prefixed
+//!   with its file (`b.json:skills[0]`).
+//!
+//! # Wildcards are summarised
+//!
+//! A wildcard is shown once, with the number of tools it matches
+//! (`action_* → 90,000 tools`), in every format; [`RenderOptions::expand`]
+//! lists the tools as well. Each distinct pattern is resolved once, to a
+//! range of the tool names in sorted order, so a wildcard costs the same
+//! whether it matches two tools or ninety thousand.
 //!
 //! # Dead references
 //!
@@ -44,29 +58,39 @@
 //! where action `x` exists but does not become a tool) and `wildcard_empty`
 //! (a wildcard matching nothing). Dot and Mermaid draw them in red.
 //!
-//! # The JSON shape (stable)
+//! # The JSON shape (stable, version 2)
 //!
 //! ```text
 //! {
+//!   "version": 2,
+//!   "expandWildcards": false,        // whether wildcards list their tools
 //!   "agents": [{
 //!     "name": "support_desk", "label": "Support Desk" | null,
 //!     "surface": "ask", "active": true, "path": "agents[0]",
-//!     "skills": [SKILL...],
-//!     "tools": [TOOL...],            // the effective tool set, by name
-//!     "deadReferences": [DEAD...]
+//!     SECTION...
 //!   }],
-//!   "unattached": null | {"skills": [SKILL...], "tools": [TOOL...],
-//!                         "deadReferences": [DEAD...]},
+//!   "unattached": null | {SECTION...},
 //!   "summary": {"agents": N, "skills": N, "tools": N,
 //!               "needsApproval": N, "deadReferences": N}
 //! }
+//! SECTION = "skills": [SKILL...],
+//!           "tools": [TOOL...],          // the tools named exactly, by name;
+//!                                        // with expandWildcards, the whole
+//!                                        // effective tool set
+//!           "wildcards": [WILDCARD...],  // each distinct wildcard, by pattern
+//!           "toolCount": N,              // the effective tool set's size
+//!           "needsApproval": N,          // how many of those need approval
+//!           "deadReferences": [DEAD...]
 //! SKILL = {"name", "path",           // where it is named (agents[0].skills[1])
 //!          "status": "attached" | "unattached" | "missing"
 //!                  | "surface_mismatch" | "inactive",
 //!          "definition": "skills[2]" | null, "label", "surface",
 //!          "dead": DEAD | null,
 //!          "tools": [{"ref", "path", "wildcard": bool,
-//!                     "resolves": ["tool name", ...], "dead": DEAD | null}]}
+//!                     "matches": N,  // tools it grants (0 when dead)
+//!                     "resolves": ["tool name", ...]
+//!                               | null,  // a wildcard, unless expanded
+//!                     "dead": DEAD | null}]}
 //! TOOL  = {"name", "source": "platform" | "record" | "action",
 //!          "package": "service-ai" | null,   // platform tools
 //!          "path": "tools[0]" | null,        // tool records
@@ -75,22 +99,57 @@
 //!          "action": {"name", "object", "path"} | null,
 //!          "flow": "flow name" | null,
 //!          "needsApproval": bool, "approvalReason": "mode: delete" | null,
-//!          "grantedBy": [{"skill", "ref"}]}
+//!          "grantedBy": [{"skill", "ref"}]}  // exact references; with
+//!                                            // expandWildcards, wildcards too
+//! WILDCARD = {"ref": "action_*", "matches": N, "needsApproval": N,
+//!             "skills": ["skill name", ...]}
 //! DEAD  = {"kind", "ref", "path", "skill": "skill name" | null, "message",
 //!          "suggestion": "name it probably meant" | null}
 //! ```
 //!
 //! Summary counts cover what is shown: `tools` counts distinct tool names
-//! over every section, `skills` distinct skill definitions.
+//! over every section (through wildcards too), `skills` distinct skill
+//! definitions. Version 1 (before wildcards were summarised) had no
+//! `version`, `expandWildcards`, `wildcards`, `toolCount`, `needsApproval`
+//! or `matches`, and always listed every tool a wildcard matched.
+//!
+//! When [`write_each`] shows several stacks one by one, the JSON is
+//! `{"version": 2, "expandWildcards": bool, "files": [{"file": "a.json",
+//! "agents", "unattached", "summary"}, ...]}`.
+//!
+//! # Cost
+//!
+//! With `R` tool references, `T` tools, `W` distinct wildcard patterns and
+//! `D` the size of the document:
+//!
+//! - [`build`] is `O(D + R + T log T + W log T)`: each exact reference is a
+//!   hash lookup, each distinct wildcard two binary searches over the sorted
+//!   names; suggestions for dead references go through the lint's
+//!   suggestion index. It keeps `O(R + T)` memory; nothing is expanded.
+//! - A section's grants ([`Capabilities::grants`]) cost `O(S log S)` for the
+//!   `S` references of the skills it names: counts through wildcards come
+//!   from merged ranges and a prefix sum of the tools that need approval.
+//! - [`write`] holds one section's grants at a time and writes straight to
+//!   its writer. Summarised, its time and output are linear in the
+//!   references each section shows (a skill named by many agents is shown
+//!   under each); no count is multiplied by a wildcard's matches.
+//!   Expanded, the output also has every tool of every section's effective
+//!   set, which is the size of what was asked for.
+//! - [`Capabilities::graph`] has one node per wildcard pattern; its edges to
+//!   the tools it matches total at most the length of all tool names (a
+//!   name has one prefix per character), and only expanded diagrams draw
+//!   them.
 //!
 //! Invariant: building and rendering never panic, whatever the JSON.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
+use std::io;
+use std::ops::Range;
 
 use objectstack_spec::collection::{Record, records, records_of};
-use objectstack_spec::json::Arena;
-use objectstack_spec::json::{Map, Value};
+use objectstack_spec::json::{Arena, Map, Value};
 use objectstack_spec::materialise::{self, ConfirmationReason, StaticSkip};
 use objectstack_spec::path::JsonPath;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -101,59 +160,60 @@ mod diagram;
 mod json;
 mod text;
 
-/// The capability view of one stack (see the module docs).
+/// A fast hasher for names from the document: every table here is built
+/// and read in one linear pass, so flooding resistance buys nothing.
+type FastHash = foldhash::fast::RandomState;
+type FastMap<K, V> = std::collections::HashMap<K, V, FastHash>;
+type FastSet<K> = std::collections::HashSet<K, FastHash>;
+
+/// The capability view of one stack (see the module docs). It borrows
+/// names from the document it was built from.
 #[derive(Debug, Clone)]
-pub struct Capabilities {
+pub struct Capabilities<'a> {
     /// The agents, in document order.
-    pub agents: Vec<Agent>,
-    /// The skills no agent names (empty `skills` when there are none).
-    pub unattached: Grants,
+    pub agents: Vec<Agent<'a>>,
+    /// The skills no agent names, as skill references (status
+    /// `unattached`, or `inactive` for an inactive skill).
+    pub unattached: Vec<SkillRef<'a>>,
     /// Every skill, in document order.
-    pub skills: Vec<Skill>,
+    pub skills: Vec<Skill<'a>>,
     /// Every tool of the resolution universe, first name wins, in scan
     /// order (platform, tool records, stack actions, object actions).
-    pub tools: Vec<Tool>,
+    pub tools: Vec<Tool<'a>>,
     /// Every named action: stack-level first, then each object's.
-    pub actions: Vec<Action>,
-    /// Agents, skills and whatever their references reach.
-    pub graph: DiGraph<Node, Edge>,
+    pub actions: Vec<Action<'a>>,
+    /// Every distinct wildcard pattern a skill uses, in first-use order.
+    pub wildcards: Vec<Wildcard<'a>>,
+    /// Tool indices in name order (byte order).
+    by_name: Vec<usize>,
+    /// `rank[tool]`: the tool's position in `by_name`.
+    rank: Vec<usize>,
+    /// `approvals_before[k]`: how many of `by_name[..k]` need approval.
+    approvals_before: Vec<usize>,
 }
 
-/// One agent and what it may invoke.
+/// One agent and the skills it names.
 #[derive(Debug, Clone)]
-pub struct Agent {
+pub struct Agent<'a> {
     /// The agent's name, or `#<i>` when it has none.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// The agent's `label`, when it is a string.
-    pub label: Option<String>,
+    pub label: Option<&'a str>,
     /// The product surface (`ask` when absent).
-    pub surface: String,
+    pub surface: &'a str,
     /// Whether the agent is active (`active` is not `false`).
     pub active: bool,
     /// Where it is defined (`agents[0]`).
     pub path: String,
-    /// Its skills, tools and dead references.
-    pub grants: Grants,
-    /// Its node in [`Capabilities::graph`].
-    pub node: NodeIndex,
-}
-
-/// A set of skill references and what they add up to.
-#[derive(Debug, Clone, Default)]
-pub struct Grants {
-    /// The skills, as referenced (or, for the unattached section, listed).
-    pub skills: Vec<SkillRef>,
-    /// The effective tool set: every tool a bound skill grants, by name.
-    pub tools: Vec<EffectiveTool>,
-    /// Every dead reference, in document order.
-    pub dead: Vec<DeadReference>,
+    /// Its skill references, in order.
+    pub skills: Vec<SkillRef<'a>>,
 }
 
 /// A reference to a skill, and whether it binds.
 #[derive(Debug, Clone)]
-pub struct SkillRef {
+pub struct SkillRef<'a> {
     /// The name as written (or the skill's name, when unattached).
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Where it is written (`agents[0].skills[1]`), or the skill's own path.
     pub path: String,
     /// The index into [`Capabilities::skills`], when the skill exists.
@@ -161,7 +221,7 @@ pub struct SkillRef {
     /// Whether it binds.
     pub status: SkillStatus,
     /// Why it is dead, when it is.
-    pub dead: Option<DeadReference>,
+    pub dead: Option<Box<DeadReference<'a>>>,
 }
 
 /// Whether a skill reference binds to its agent.
@@ -199,43 +259,91 @@ impl SkillStatus {
 
 /// A skill definition and its resolved tool references.
 #[derive(Debug, Clone)]
-pub struct Skill {
+pub struct Skill<'a> {
     /// The skill's name, or `#<i>` when it has none.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// The skill's `label`, when it is a string.
-    pub label: Option<String>,
+    pub label: Option<&'a str>,
     /// The skill's surface (`ask` when absent).
-    pub surface: String,
+    pub surface: &'a str,
     /// Whether the skill is active (`active` is not `false`).
     pub active: bool,
     /// Where it is defined (`skills[2]`).
     pub path: String,
     /// Its tool references, in order.
-    pub refs: Vec<ToolRef>,
-    /// Its node in [`Capabilities::graph`].
-    pub node: NodeIndex,
+    pub refs: Vec<ToolRef<'a>>,
 }
 
 /// One entry of a skill's `tools`, resolved.
 #[derive(Debug, Clone)]
-pub struct ToolRef {
+pub struct ToolRef<'a> {
     /// The entry as written.
-    pub text: String,
-    /// Where it is written (`skills[0].tools[3]`).
-    pub path: String,
+    pub text: &'a str,
+    /// Its position in the skill's `tools` array (see [`ToolRef::path`]).
+    pub index: usize,
+    /// What it grants.
+    pub target: Target<'a>,
+}
+
+/// What a tool reference grants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target<'a> {
+    /// One tool (an index into [`Capabilities::tools`]).
+    Tool(usize),
+    /// Every tool a wildcard matches (an index into
+    /// [`Capabilities::wildcards`]); it matches at least one.
+    Wildcard(usize),
+    /// Nothing, and why.
+    Dead(Box<DeadReference<'a>>),
+}
+
+impl<'a> ToolRef<'a> {
     /// Whether it is a family wildcard (trailing `*`).
-    pub wildcard: bool,
-    /// The tools it grants (indices into [`Capabilities::tools`], by name).
-    pub resolves: Vec<usize>,
+    pub fn is_wildcard(&self) -> bool {
+        self.text.ends_with('*')
+    }
+
     /// Why it grants nothing, when it does not.
-    pub dead: Option<DeadReference>,
+    pub fn dead(&self) -> Option<&DeadReference<'a>> {
+        match &self.target {
+            Target::Dead(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Where it is written (`skills[0].tools[3]`).
+    pub fn path(&self, skill: &Skill<'_>) -> String {
+        format!("{}.tools[{}]", skill.path, self.index)
+    }
+}
+
+/// A wildcard pattern, resolved once however many skills use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wildcard<'a> {
+    /// The pattern as written (`action_case_*`).
+    pub pattern: &'a str,
+    /// The tools it matches, as positions in name order (see
+    /// [`Capabilities::wildcard_tools`]).
+    pub matches: Range<usize>,
+}
+
+impl Wildcard<'_> {
+    /// How many tools it matches.
+    pub fn len(&self) -> usize {
+        self.matches.len()
+    }
+
+    /// Whether it matches no tool.
+    pub fn is_empty(&self) -> bool {
+        self.matches.is_empty()
+    }
 }
 
 /// A tool of the resolution universe.
 #[derive(Debug, Clone)]
-pub struct Tool {
+pub struct Tool<'a> {
     /// The tool name.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Where the name comes from.
     pub source: ToolSource,
     /// Whether calling it would execute something.
@@ -243,7 +351,7 @@ pub struct Tool {
     /// The backing action, when there is one.
     pub action: Option<usize>,
     /// The bound flow, when the tool record binds one.
-    pub flow: Option<String>,
+    pub flow: Option<&'a str>,
     /// Why calls need a human's approval, when they do.
     pub approval: Option<ConfirmationReason>,
 }
@@ -299,28 +407,27 @@ impl ToolStatus {
     }
 
     /// A sentence saying what is wrong, when something is.
-    pub fn reason(&self) -> Option<String> {
+    pub fn reason(&self) -> Option<&str> {
         match self {
             ToolStatus::Ready => None,
             ToolStatus::Inert => Some(
                 "a tool record without a `binding` executes nothing; bind it to an action or \
-                 flow, or name the action's `action_<name>` tool instead"
-                    .to_owned(),
+                 flow, or name the action's `action_<name>` tool instead",
             ),
-            ToolStatus::BindingUnresolved(why) => Some(why.clone()),
+            ToolStatus::BindingUnresolved(why) => Some(why),
         }
     }
 }
 
 /// A named action (stack-level or object-level).
 #[derive(Debug, Clone)]
-pub struct Action {
+pub struct Action<'a> {
     /// The action name.
-    pub name: String,
+    pub name: &'a str,
     /// The action's `label`, when it is a string.
-    pub label: Option<String>,
+    pub label: Option<&'a str>,
     /// Its object: `objectName`, else the object it is declared in.
-    pub object: Option<String>,
+    pub object: Option<&'a str>,
     /// Where it is defined (`objects[0].actions[1]`).
     pub path: String,
     /// Why it does not materialise, or `None` when it does.
@@ -331,15 +438,15 @@ pub struct Action {
 
 /// A dead reference: a name that grants nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeadReference {
+pub struct DeadReference<'a> {
     /// What kind of dead reference it is.
     pub kind: DeadKind,
     /// The name as written.
-    pub reference: String,
+    pub reference: &'a str,
     /// Where it is written.
     pub path: String,
     /// The skill holding a dead tool reference.
-    pub skill: Option<String>,
+    pub skill: Option<Cow<'a, str>>,
     /// What it means at run time (ending with `Did you mean "x"?` when
     /// there is a suggestion).
     pub message: String,
@@ -385,61 +492,101 @@ impl fmt::Display for DeadKind {
     }
 }
 
-/// A tool in an effective tool set, and the skills that grant it.
+/// What a list of skill references adds up to (an agent's, or the
+/// unattached skills'): see [`Capabilities::grants`].
+#[derive(Debug, Clone, Default)]
+pub struct Grants<'a> {
+    /// The tools named exactly, in name order, each with the references
+    /// that name it.
+    pub named: Vec<EffectiveTool<'a>>,
+    /// Each distinct wildcard, in pattern order, with the skills using it.
+    pub wildcards: Vec<EffectiveWildcard>,
+    /// The size of the effective tool set (distinct tools, through
+    /// wildcards too).
+    pub tool_count: usize,
+    /// How many tools of the effective set need approval.
+    pub needs_approval: usize,
+    /// Every granting reference, deduplicated, in order.
+    sources: Vec<Source<'a>>,
+}
+
+/// A granting reference: a range of tool positions in name order.
 #[derive(Debug, Clone)]
-pub struct EffectiveTool {
+struct Source<'a> {
+    range: Range<usize>,
+    skill: usize,
+    reference: &'a str,
+}
+
+/// A tool in an effective tool set, and the references that grant it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectiveTool<'a> {
     /// The index into [`Capabilities::tools`].
     pub tool: usize,
-    /// Every skill reference that grants it, in order.
-    pub granted_by: Vec<Grant>,
+    /// The skill references that grant it, in order.
+    pub granted_by: Vec<Grant<'a>>,
 }
 
 /// One skill reference granting a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Grant {
+pub struct Grant<'a> {
     /// The index into [`Capabilities::skills`].
     pub skill: usize,
     /// The entry of the skill's `tools` that grants it (a name or a
     /// wildcard).
-    pub reference: String,
+    pub reference: &'a str,
+}
+
+/// A wildcard in an effective tool set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectiveWildcard {
+    /// The index into [`Capabilities::wildcards`].
+    pub wildcard: usize,
+    /// The skills that use it (indices into [`Capabilities::skills`]), in
+    /// order.
+    pub skills: Vec<usize>,
+    /// How many of the tools it matches need approval.
+    pub needs_approval: usize,
 }
 
 /// A node of the capability graph; indices point into [`Capabilities`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Node {
+pub enum Node<'a> {
     /// An agent ([`Capabilities::agents`]).
     Agent(usize),
     /// A skill ([`Capabilities::skills`]).
     Skill(usize),
+    /// A wildcard pattern ([`Capabilities::wildcards`]), shared by every
+    /// skill that uses it.
+    Wildcard(usize),
     /// A tool ([`Capabilities::tools`]).
     Tool(usize),
     /// An action ([`Capabilities::actions`]).
     Action(usize),
     /// A flow a tool record binds, by name.
-    Flow(String),
+    Flow(&'a str),
     /// An object, by name.
-    Object(String),
+    Object(&'a str),
     /// A dead reference: the name as written and why it is dead.
     Dead {
         /// The kind of dead reference.
         kind: DeadKind,
         /// The name as written.
-        reference: String,
+        reference: &'a str,
         /// The name it probably meant, if any.
-        suggestion: Option<String>,
+        suggestion: Option<&'a str>,
     },
 }
 
 /// An edge of the capability graph.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Edge {
     /// Agent to skill; dead unless the status binds.
     Uses(SkillStatus),
-    /// Skill to tool; `via` is the wildcard that granted it, if any.
-    Grants {
-        /// The wildcard entry, when the tool came through one.
-        via: Option<String>,
-    },
+    /// Skill to a tool it names, or to a wildcard it uses.
+    Grants,
+    /// Wildcard to a tool it matches (drawn only when expanded).
+    Matches,
     /// Materialised tool to the action it runs.
     Runs,
     /// Tool record to the action or flow its binding names.
@@ -450,10 +597,12 @@ pub enum Edge {
     Dead,
 }
 
-/// Output formats of [`render`].
+/// Output formats of [`write`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Format {
-    /// A readable tree per agent.
+    /// A readable tree per agent. Anything a terminal would act on
+    /// (control characters, newlines, bidi overrides) in a name is written
+    /// as a `\u` escape.
     #[default]
     Text,
     /// The stable JSON shape of the module docs.
@@ -464,7 +613,7 @@ pub enum Format {
     Mermaid,
 }
 
-/// What [`render`] prints.
+/// What [`write`] prints.
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
     /// The output format.
@@ -472,10 +621,12 @@ pub struct RenderOptions {
     /// Show only this agent (by name); `None` shows every agent and the
     /// unattached skills.
     pub agent: Option<String>,
+    /// List every tool a wildcard matches, not only how many.
+    pub expand: bool,
 }
 
-/// Errors of [`render`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Errors of [`write`] and [`render`].
+#[derive(Debug, thiserror::Error)]
 pub enum CapabilitiesError {
     /// `--agent` names no agent of the stack.
     #[error("no agent named \"{name}\" in this stack; {}", known_agents(.known))]
@@ -485,6 +636,9 @@ pub enum CapabilitiesError {
         /// The agents the stack defines, in order.
         known: Vec<String>,
     },
+    /// The writer failed.
+    #[error("cannot write the capability view: {0}")]
+    Write(#[from] io::Error),
 }
 
 fn known_agents(known: &[String]) -> String {
@@ -506,81 +660,463 @@ fn known_agents(known: &[String]) -> String {
 const KNOWN_SHOWN: usize = 20;
 
 /// Reads a stack and builds its capability view (see the module docs).
-pub fn build(stack: &Map<'_>) -> Capabilities {
-    Builder::default().build(stack)
+/// Map-shaped collections are read into `arena`.
+pub fn build<'a>(stack: &'a Map<'a>, arena: &'a Arena) -> Capabilities<'a> {
+    Builder::new(vec![(None, stack)], arena).build()
 }
 
-/// Renders the capability view in the chosen format.
+/// Reads several stacks as their composition (see the module docs): a
+/// skill in one file may name an action of another. With more than one
+/// source, every path starts with its source's `file` and a colon.
+pub fn build_composed<'a>(sources: &[crate::Source<'a>], arena: &'a Arena) -> Capabilities<'a> {
+    let many = sources.len() > 1;
+    let inputs = sources
+        .iter()
+        .map(|s| (many.then_some(s.file), s.root))
+        .collect();
+    Builder::new(inputs, arena).build()
+}
+
+/// Streams the capability view in the chosen format to `out`.
 ///
-/// Fails only when `options.agent` names no agent.
-pub fn render(caps: &Capabilities, options: &RenderOptions) -> Result<String, CapabilitiesError> {
-    let view = View::select(caps, options.agent.as_deref())?;
-    Ok(match options.format {
-        Format::Text => text::render(&view),
-        Format::Json => json::render(&view),
-        Format::Dot => diagram::dot(&view),
-        Format::Mermaid => diagram::mermaid(&view),
-    })
+/// Fails when `options.agent` names no agent (before anything is written)
+/// or when `out` fails.
+pub fn write<W: io::Write>(
+    caps: &Capabilities<'_>,
+    options: &RenderOptions,
+    out: W,
+) -> Result<(), CapabilitiesError> {
+    let view = View::select(caps, options)?;
+    match options.format {
+        Format::Text => text::write(&view, out)?,
+        Format::Json => json::write(json::Shape::One(&view), options.expand, out)?,
+        Format::Dot => diagram::dot(&[(None, &view)], out)?,
+        Format::Mermaid => diagram::mermaid(&[(None, &view)], out)?,
+    }
+    Ok(())
 }
 
-impl Capabilities {
+/// Streams the capability views of several stacks, one after the other,
+/// each under its file name: text views under a `== FILE ==` line, JSON as
+/// one document with a `files` array (see the module docs), and diagrams as
+/// one graph with a cluster (dot) or subgraph (Mermaid) per file.
+///
+/// With `options.agent`, only the stacks that define that agent are shown;
+/// it fails when none does.
+pub fn write_each<W: io::Write>(
+    views: &[(&str, &Capabilities<'_>)],
+    options: &RenderOptions,
+    mut out: W,
+) -> Result<(), CapabilitiesError> {
+    let mut selected = Vec::new();
+    for (file, caps) in views {
+        if let Some(name) = &options.agent
+            && caps.agent(name).is_none()
+        {
+            continue;
+        }
+        selected.push((*file, View::select(caps, options)?));
+    }
+    if selected.is_empty()
+        && let Some(name) = &options.agent
+    {
+        let known = views
+            .iter()
+            .flat_map(|(_, c)| c.agents.iter().map(|a| a.name.clone().into_owned()))
+            .collect();
+        return Err(CapabilitiesError::UnknownAgent {
+            name: name.clone(),
+            known,
+        });
+    }
+    match options.format {
+        Format::Text => {
+            for (i, (file, view)) in selected.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                let mut line = String::new();
+                text::escape_into(&mut line, &format!("== {file} =="));
+                line.push_str("\n\n");
+                out.write_all(line.as_bytes())?;
+                text::write(view, &mut out)?;
+            }
+        }
+        Format::Json => {
+            let files: Vec<(&str, &View<'_, '_>)> = selected.iter().map(|(f, v)| (*f, v)).collect();
+            json::write(json::Shape::Each(&files), options.expand, out)?;
+        }
+        Format::Dot | Format::Mermaid => {
+            let views: Vec<(Option<&str>, &View<'_, '_>)> =
+                selected.iter().map(|(f, v)| (Some(*f), v)).collect();
+            if options.format == Format::Dot {
+                diagram::dot(&views, out)?;
+            } else {
+                diagram::mermaid(&views, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`write`] into a `String`.
+pub fn render(
+    caps: &Capabilities<'_>,
+    options: &RenderOptions,
+) -> Result<String, CapabilitiesError> {
+    let mut out = Vec::new();
+    write(caps, options, &mut out)?;
+    // Every writer writes UTF-8 text.
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+impl<'a> Capabilities<'a> {
     /// The first agent with this name.
-    pub fn agent(&self, name: &str) -> Option<&Agent> {
+    pub fn agent(&self, name: &str) -> Option<&Agent<'a>> {
         self.agents.iter().find(|a| a.name == name)
     }
 
-    /// A tool by name.
-    pub fn tool(&self, name: &str) -> Option<&Tool> {
+    /// A tool by name (a linear scan).
+    pub fn tool(&self, name: &str) -> Option<&Tool<'a>> {
         self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The tools a wildcard matches (indices into [`Capabilities::tools`]),
+    /// in name order.
+    pub fn wildcard_tools(&self, wildcard: &Wildcard<'_>) -> impl Iterator<Item = usize> + '_ {
+        self.by_name
+            .get(wildcard.matches.clone())
+            .unwrap_or_default()
+            .iter()
+            .copied()
+    }
+
+    /// The tools a reference grants (indices into
+    /// [`Capabilities::tools`]): one, a wildcard's matches in name order,
+    /// or none.
+    pub fn resolves<'s>(&'s self, r: &ToolRef<'_>) -> impl Iterator<Item = usize> + 's {
+        let range = self.range_of(&r.target).unwrap_or(0..0);
+        self.by_name.get(range).unwrap_or_default().iter().copied()
+    }
+
+    /// How many tools a reference grants.
+    pub fn matches(&self, r: &ToolRef<'_>) -> usize {
+        self.range_of(&r.target).map_or(0, |r| r.len())
+    }
+
+    /// The positions in name order a target grants.
+    fn range_of(&self, target: &Target<'_>) -> Option<Range<usize>> {
+        match target {
+            Target::Tool(t) => self.rank.get(*t).map(|&k| k..k + 1),
+            Target::Wildcard(w) => self.wildcards.get(*w).map(|w| w.matches.clone()),
+            Target::Dead(_) => None,
+        }
+    }
+
+    /// How many tools at these positions in name order need approval.
+    fn approvals_in(&self, range: &Range<usize>) -> usize {
+        let at = |k: usize| self.approvals_before.get(k).copied().unwrap_or(0);
+        at(range.end).saturating_sub(at(range.start))
+    }
+
+    /// The tool at a position in name order.
+    fn tool_at(&self, position: usize) -> Option<usize> {
+        self.by_name.get(position).copied()
+    }
+
+    /// Adds up a list of skill references (an agent's
+    /// [`Agent::skills`], or [`Capabilities::unattached`]): the tools
+    /// named exactly, the wildcards, and the size of the effective tool
+    /// set and how many of it need approval. A skill's tools count only
+    /// when its status grants them; a (skill, reference) pair counts once.
+    ///
+    /// `O(S log S)` for the `S` references of the named skills; nothing is
+    /// expanded ([`Grants::expanded`] does that, one tool at a time).
+    pub fn grants(&self, skills: &[SkillRef<'a>]) -> Grants<'a> {
+        let mut seen: FastSet<(usize, &'a str)> = FastSet::default();
+        let mut sources: Vec<Source<'a>> = Vec::new();
+        let mut named: Vec<(usize, usize)> = Vec::new();
+        let mut wildcards: Vec<(usize, usize)> = Vec::new();
+        for skill_ref in skills {
+            if !skill_ref.status.grants_tools() {
+                continue;
+            }
+            let Some((index, skill)) = skill_ref
+                .skill
+                .and_then(|i| self.skills.get(i).map(|s| (i, s)))
+            else {
+                continue;
+            };
+            for r in &skill.refs {
+                let Some(range) = self.range_of(&r.target) else {
+                    continue;
+                };
+                if !seen.insert((index, r.text)) {
+                    continue;
+                }
+                let at = sources.len();
+                match r.target {
+                    Target::Tool(_) => named.push((range.start, at)),
+                    Target::Wildcard(w) => wildcards.push((w, at)),
+                    Target::Dead(_) => {}
+                }
+                sources.push(Source {
+                    range,
+                    skill: index,
+                    reference: r.text,
+                });
+            }
+        }
+        // Named tools: by position in name order, then grant order.
+        named.sort_unstable();
+        let mut named_tools: Vec<EffectiveTool<'a>> = Vec::new();
+        let mut last = None;
+        for (position, at) in named {
+            let (Some(tool), Some(source)) = (self.tool_at(position), sources.get(at)) else {
+                continue;
+            };
+            let grant = Grant {
+                skill: source.skill,
+                reference: source.reference,
+            };
+            match named_tools.last_mut() {
+                Some(e) if last == Some(position) => e.granted_by.push(grant),
+                _ => named_tools.push(EffectiveTool {
+                    tool,
+                    granted_by: vec![grant],
+                }),
+            }
+            last = Some(position);
+        }
+        // Wildcards: by pattern, then use order; a skill listed once.
+        wildcards.sort_unstable_by(|a, b| {
+            let pattern = |w: usize| self.wildcards.get(w).map_or("", |w| w.pattern);
+            pattern(a.0).cmp(pattern(b.0)).then(a.1.cmp(&b.1))
+        });
+        let mut effective_wildcards: Vec<EffectiveWildcard> = Vec::new();
+        for (w, at) in wildcards {
+            let Some(source) = sources.get(at) else {
+                continue;
+            };
+            match effective_wildcards.last_mut() {
+                Some(e) if e.wildcard == w => {
+                    if !e.skills.contains(&source.skill) {
+                        e.skills.push(source.skill);
+                    }
+                }
+                _ => effective_wildcards.push(EffectiveWildcard {
+                    wildcard: w,
+                    skills: vec![source.skill],
+                    needs_approval: self.approvals_in(&source.range),
+                }),
+            }
+        }
+        let merged = merge(sources.iter().map(|s| s.range.clone()).collect());
+        Grants {
+            named: named_tools,
+            wildcards: effective_wildcards,
+            tool_count: merged.iter().map(Range::len).sum(),
+            needs_approval: merged.iter().map(|r| self.approvals_in(r)).sum(),
+            sources,
+        }
+    }
+
+    /// The dead references of a list of skill references, in order: each
+    /// reference's own, then those of the skill it names (whatever its
+    /// status).
+    pub fn dead<'s>(
+        &'s self,
+        skills: &'s [SkillRef<'a>],
+    ) -> impl Iterator<Item = &'s DeadReference<'a>> + 's {
+        skills.iter().flat_map(move |skill_ref| {
+            let own = skill_ref.dead.as_deref();
+            let of_skill = skill_ref
+                .skill
+                .and_then(|i| self.skills.get(i))
+                .map(|s| s.refs.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .filter_map(ToolRef::dead);
+            own.into_iter().chain(of_skill)
+        })
+    }
+}
+
+/// Sorts and merges ranges into disjoint ones, in order.
+fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.retain(|r| !r.is_empty());
+    ranges.sort_unstable_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+impl<'a> Grants<'a> {
+    /// The whole effective tool set, in name order, each tool with every
+    /// reference that grants it (wildcards included), one tool at a time:
+    /// a sweep over the granting ranges, so the cost is the size of what
+    /// it yields.
+    pub fn expanded<'s>(
+        &'s self,
+        caps: &'s Capabilities<'a>,
+    ) -> impl Iterator<Item = EffectiveTool<'a>> + 's {
+        Sweep::new(self, caps)
+    }
+
+    /// The positions (in name order) of the effective tool set.
+    fn positions(&self) -> impl Iterator<Item = usize> {
+        merge(self.sources.iter().map(|s| s.range.clone()).collect())
+            .into_iter()
+            .flatten()
+    }
+}
+
+/// The sweep behind [`Grants::expanded`].
+struct Sweep<'s, 'a> {
+    caps: &'s Capabilities<'a>,
+    sources: &'s [Source<'a>],
+    /// Source ids by range start.
+    by_start: Vec<usize>,
+    next_start: usize,
+    /// The sources covering the current position, in grant order.
+    active: std::collections::BTreeSet<usize>,
+    /// (end, id) of the active sources, smallest end first.
+    ends: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>>,
+    position: usize,
+}
+
+impl<'s, 'a> Sweep<'s, 'a> {
+    fn new(grants: &'s Grants<'a>, caps: &'s Capabilities<'a>) -> Self {
+        let sources = grants.sources.as_slice();
+        let mut by_start: Vec<usize> = (0..sources.len()).collect();
+        by_start.sort_by_key(|&i| sources.get(i).map_or(0, |s| s.range.start));
+        Sweep {
+            caps,
+            sources,
+            by_start,
+            next_start: 0,
+            active: std::collections::BTreeSet::new(),
+            ends: std::collections::BinaryHeap::new(),
+            position: 0,
+        }
+    }
+
+    fn start_of(&self, k: usize) -> Option<usize> {
+        let id = *self.by_start.get(k)?;
+        self.sources.get(id).map(|s| s.range.start)
+    }
+}
+
+impl<'a> Iterator for Sweep<'_, 'a> {
+    type Item = EffectiveTool<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            // Drop the sources that end at or before this position.
+            while let Some(std::cmp::Reverse((end, id))) = self.ends.peek().copied() {
+                if end > self.position {
+                    break;
+                }
+                self.ends.pop();
+                self.active.remove(&id);
+            }
+            if self.active.is_empty() {
+                // Jump to the next range.
+                let start = self.start_of(self.next_start)?;
+                self.position = self.position.max(start);
+            }
+            while let Some(start) = self.start_of(self.next_start) {
+                if start > self.position {
+                    break;
+                }
+                if let Some(&id) = self.by_start.get(self.next_start)
+                    && let Some(s) = self.sources.get(id)
+                    && s.range.end > self.position
+                {
+                    self.active.insert(id);
+                    self.ends.push(std::cmp::Reverse((s.range.end, id)));
+                }
+                self.next_start += 1;
+            }
+            let position = self.position;
+            self.position += 1;
+            if self.active.is_empty() {
+                continue;
+            }
+            let Some(tool) = self.caps.tool_at(position) else {
+                continue;
+            };
+            let granted_by = self
+                .active
+                .iter()
+                .filter_map(|&id| self.sources.get(id))
+                .map(|s| Grant {
+                    skill: s.skill,
+                    reference: s.reference,
+                })
+                .collect();
+            return Some(EffectiveTool { tool, granted_by });
+        }
     }
 }
 
 /// The part of a [`Capabilities`] being rendered.
-struct View<'a> {
-    caps: &'a Capabilities,
-    agents: Vec<&'a Agent>,
-    unattached: Option<&'a Grants>,
-    /// The graph nodes to draw (reachable from the shown sections).
-    nodes: Vec<NodeIndex>,
+struct View<'c, 'a> {
+    caps: &'c Capabilities<'a>,
+    agents: Vec<&'c Agent<'a>>,
+    unattached: Option<&'c [SkillRef<'a>]>,
+    /// The agent asked for (an index into [`Capabilities::agents`]).
+    only: Option<usize>,
+    expand: bool,
 }
 
-impl<'a> View<'a> {
-    fn select(caps: &'a Capabilities, agent: Option<&str>) -> Result<Self, CapabilitiesError> {
-        let (agents, unattached) = match agent {
-            Some(name) => match caps.agent(name) {
-                Some(a) => (vec![a], None),
+impl<'c, 'a> View<'c, 'a> {
+    fn select(
+        caps: &'c Capabilities<'a>,
+        options: &RenderOptions,
+    ) -> Result<Self, CapabilitiesError> {
+        let (agents, unattached, only) = match options.agent.as_deref() {
+            Some(name) => match caps.agents.iter().position(|a| a.name == name) {
+                Some(i) => (caps.agents.get(i).into_iter().collect(), None, Some(i)),
                 None => {
                     return Err(CapabilitiesError::UnknownAgent {
                         name: name.to_owned(),
-                        known: caps.agents.iter().map(|a| a.name.clone()).collect(),
+                        known: caps
+                            .agents
+                            .iter()
+                            .map(|a| a.name.clone().into_owned())
+                            .collect(),
                     });
                 }
             },
             None => (
                 caps.agents.iter().collect(),
-                Some(&caps.unattached).filter(|g| !g.skills.is_empty()),
+                Some(caps.unattached.as_slice()).filter(|s| !s.is_empty()),
+                None,
             ),
         };
-        let mut nodes = match agent {
-            None => caps.graph.node_indices().collect(),
-            Some(_) => {
-                let roots: Vec<NodeIndex> = agents.iter().map(|a| a.node).collect();
-                reachable(&caps.graph, &roots)
-            }
-        };
-        // Agents first, then everything else in the order it was reached.
-        nodes.sort_by_key(|&n| !matches!(caps.graph.node_weight(n), Some(Node::Agent(_))));
         Ok(View {
             caps,
             agents,
             unattached,
-            nodes,
+            only,
+            expand: options.expand,
         })
     }
 
-    /// The sections shown: agents, then the unattached skills.
-    fn sections(&self) -> impl Iterator<Item = &'a Grants> + '_ {
-        self.agents.iter().map(|a| &a.grants).chain(self.unattached)
+    /// The skill references of each shown section: agents, then the
+    /// unattached skills.
+    fn sections(&self) -> impl Iterator<Item = &'c [SkillRef<'a>]> + '_ {
+        self.agents
+            .iter()
+            .map(|a| a.skills.as_slice())
+            .chain(self.unattached)
     }
 }
 
@@ -594,64 +1130,198 @@ struct Summary {
 }
 
 impl Summary {
-    fn of(view: &View<'_>) -> Self {
-        let mut skills = HashSet::new();
-        let mut tools = HashSet::new();
-        let mut dead = HashSet::new();
-        for grants in view.sections() {
-            skills.extend(grants.skills.iter().filter_map(|s| s.skill));
-            tools.extend(grants.tools.iter().map(|t| t.tool));
-            dead.extend(grants.dead.iter().map(|d| (d.path.as_str(), d.kind)));
+    /// Over the distinct skills the sections name, not over the sections:
+    /// linear in the stack, however many agents share a skill.
+    fn of(view: &View<'_, '_>) -> Self {
+        let caps = view.caps;
+        let mut shown = vec![false; caps.skills.len()];
+        let mut granting = vec![false; caps.skills.len()];
+        let mut dead = 0;
+        for section in view.sections() {
+            for skill_ref in section {
+                dead += usize::from(skill_ref.dead.is_some());
+                let Some(i) = skill_ref.skill else { continue };
+                if let Some(s) = shown.get_mut(i) {
+                    *s = true;
+                }
+                if skill_ref.status.grants_tools()
+                    && let Some(g) = granting.get_mut(i)
+                {
+                    *g = true;
+                }
+            }
         }
-        let needs_approval = tools
-            .iter()
-            .filter(|&&t| view.caps.tools.get(t).is_some_and(|t| t.approval.is_some()))
-            .count();
+        let mut ranges = Vec::new();
+        let mut skills = 0;
+        for (i, skill) in caps.skills.iter().enumerate() {
+            if !shown.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            skills += 1;
+            dead += skill.refs.iter().filter(|r| r.dead().is_some()).count();
+            if granting.get(i).copied().unwrap_or(false) {
+                ranges.extend(skill.refs.iter().filter_map(|r| caps.range_of(&r.target)));
+            }
+        }
+        let merged = merge(ranges);
         Summary {
             agents: view.agents.len(),
-            skills: skills.len(),
-            tools: tools.len(),
-            needs_approval,
-            dead: dead.len(),
+            skills,
+            tools: merged.iter().map(Range::len).sum(),
+            needs_approval: merged.iter().map(|r| caps.approvals_in(r)).sum(),
+            dead,
         }
     }
 }
 
-/// Every node reachable from `roots`, in index order.
-fn reachable(graph: &DiGraph<Node, Edge>, roots: &[NodeIndex]) -> Vec<NodeIndex> {
-    let mut seen: HashSet<NodeIndex> = HashSet::new();
-    for &root in roots {
-        let mut bfs = petgraph::visit::Bfs::new(graph, root);
-        while let Some(n) = bfs.next(graph) {
-            seen.insert(n);
+impl<'a> Capabilities<'a> {
+    /// The capability graph: agents, skills, wildcards and whatever their
+    /// references reach, in the order the skills and then the agents are
+    /// read. Each wildcard pattern is one node, linked to the tools it
+    /// matches by [`Edge::Matches`]; a tool reached only that way is drawn
+    /// only in an expanded diagram.
+    pub fn graph(&self) -> DiGraph<Node<'_>, Edge> {
+        let mut g = GraphBuilder {
+            caps: self,
+            graph: DiGraph::new(),
+            tools: vec![None; self.tools.len()],
+            actions: vec![None; self.actions.len()],
+            wildcards: vec![None; self.wildcards.len()],
+            objects: FastMap::default(),
+            flows: FastMap::default(),
+        };
+        let mut skill_nodes = Vec::with_capacity(self.skills.len());
+        for skill in &self.skills {
+            let from = g.graph.add_node(Node::Skill(skill_nodes.len()));
+            skill_nodes.push(from);
+            let mut linked: FastSet<NodeIndex> = FastSet::default();
+            for r in &skill.refs {
+                let to = match &r.target {
+                    Target::Dead(dead) => {
+                        let node = g.graph.add_node(Node::Dead {
+                            kind: dead.kind,
+                            reference: r.text,
+                            suggestion: dead.suggestion.as_deref(),
+                        });
+                        g.graph.add_edge(from, node, Edge::Dead);
+                        continue;
+                    }
+                    Target::Tool(t) => g.tool(*t),
+                    Target::Wildcard(w) => g.wildcard(*w),
+                };
+                if linked.insert(to) {
+                    g.graph.add_edge(from, to, Edge::Grants);
+                }
+            }
         }
+        for (index, agent) in self.agents.iter().enumerate() {
+            let node = g.graph.add_node(Node::Agent(index));
+            let mut linked: FastSet<NodeIndex> = FastSet::default();
+            for skill_ref in &agent.skills {
+                let to = match skill_ref.skill.and_then(|i| skill_nodes.get(i)) {
+                    Some(&n) => n,
+                    None => g.graph.add_node(Node::Dead {
+                        kind: DeadKind::SkillMissing,
+                        reference: &skill_ref.name,
+                        suggestion: skill_ref
+                            .dead
+                            .as_ref()
+                            .and_then(|d| d.suggestion.as_deref()),
+                    }),
+                };
+                let edge = match skill_ref.status {
+                    SkillStatus::Missing => Edge::Dead,
+                    status => Edge::Uses(status),
+                };
+                if linked.insert(to) {
+                    g.graph.add_edge(node, to, edge);
+                }
+            }
+        }
+        g.graph
     }
-    let mut nodes: Vec<NodeIndex> = seen.into_iter().collect();
-    nodes.sort_unstable();
-    nodes
 }
 
-/// Builds [`Capabilities`]; holds the lookup tables while it does.
-#[derive(Default)]
-struct Builder {
-    caps_tools: Vec<Tool>,
-    actions: Vec<Action>,
-    skills: Vec<Skill>,
-    tool_by_name: HashMap<String, usize>,
-    /// Tool names in sorted order, for wildcard prefix search.
-    sorted_tools: BTreeMap<String, usize>,
-    action_by_name: HashMap<String, usize>,
-    skill_by_name: HashMap<String, usize>,
-    /// The tool names in scan order, for suggestions.
-    universe: Universe,
-    /// The skill names in document order, for suggestions.
-    skill_names: Universe,
-    graph: DiGraph<Node, Edge>,
-    tool_nodes: HashMap<usize, NodeIndex>,
-    action_nodes: HashMap<usize, NodeIndex>,
-    object_nodes: HashMap<String, NodeIndex>,
-    flow_nodes: HashMap<String, NodeIndex>,
-    edges: HashSet<(NodeIndex, NodeIndex)>,
+/// Builds [`Capabilities::graph`].
+struct GraphBuilder<'c, 'a> {
+    caps: &'c Capabilities<'a>,
+    graph: DiGraph<Node<'c>, Edge>,
+    tools: Vec<Option<NodeIndex>>,
+    actions: Vec<Option<NodeIndex>>,
+    wildcards: Vec<Option<NodeIndex>>,
+    objects: FastMap<&'c str, NodeIndex>,
+    flows: FastMap<&'c str, NodeIndex>,
+}
+
+impl GraphBuilder<'_, '_> {
+    /// The node of a wildcard, adding it and its matches on first use.
+    fn wildcard(&mut self, w: usize) -> NodeIndex {
+        if let Some(Some(n)) = self.wildcards.get(w) {
+            return *n;
+        }
+        let node = self.graph.add_node(Node::Wildcard(w));
+        if let Some(slot) = self.wildcards.get_mut(w) {
+            *slot = Some(node);
+        }
+        let caps = self.caps;
+        if let Some(wildcard) = caps.wildcards.get(w) {
+            for tool in caps.wildcard_tools(wildcard) {
+                let to = self.tool(tool);
+                self.graph.add_edge(node, to, Edge::Matches);
+            }
+        }
+        node
+    }
+
+    /// The node of a tool, adding it (and what it runs) on first use.
+    fn tool(&mut self, tool: usize) -> NodeIndex {
+        if let Some(Some(n)) = self.tools.get(tool) {
+            return *n;
+        }
+        let node = self.graph.add_node(Node::Tool(tool));
+        if let Some(slot) = self.tools.get_mut(tool) {
+            *slot = Some(node);
+        }
+        let Some(t) = self.caps.tools.get(tool) else {
+            return node;
+        };
+        let link = if t.source == ToolSource::Action {
+            Edge::Runs
+        } else {
+            Edge::Binds
+        };
+        if let Some(a) = t.action {
+            let to = self.action(a);
+            self.graph.add_edge(node, to, link);
+        } else if let Some(f) = t.flow {
+            let graph = &mut self.graph;
+            let to = *self
+                .flows
+                .entry(f)
+                .or_insert_with(|| graph.add_node(Node::Flow(f)));
+            self.graph.add_edge(node, to, link);
+        }
+        node
+    }
+
+    fn action(&mut self, action: usize) -> NodeIndex {
+        if let Some(Some(n)) = self.actions.get(action) {
+            return *n;
+        }
+        let node = self.graph.add_node(Node::Action(action));
+        if let Some(slot) = self.actions.get_mut(action) {
+            *slot = Some(node);
+        }
+        if let Some(object) = self.caps.actions.get(action).and_then(|a| a.object) {
+            let graph = &mut self.graph;
+            let to = *self
+                .objects
+                .entry(object)
+                .or_insert_with(|| graph.add_node(Node::Object(object)));
+            self.graph.add_edge(node, to, Edge::On);
+        }
+        node
+    }
 }
 
 fn with_suggestion(mut message: String, suggestion: Option<&str>) -> String {
@@ -661,55 +1331,145 @@ fn with_suggestion(mut message: String, suggestion: Option<&str>) -> String {
     message
 }
 
+/// A path in one input, prefixed with its file when composing.
+fn located(file: Option<&str>, path: &JsonPath) -> String {
+    match file {
+        Some(f) => format!("{f}:{path}"),
+        None => path.to_string(),
+    }
+}
+
 fn path_of(collection: &str, index: usize) -> JsonPath {
     JsonPath::root().key(collection).index(index)
 }
 
-fn str_field(record: &Record<'_>, key: &str) -> Option<String> {
-    record.str(key).map(str::to_owned)
+fn display_name<'a>(record: &Record<'a>) -> Cow<'a, str> {
+    match record.name() {
+        Some(n) => Cow::Borrowed(n),
+        None => Cow::Owned(format!("#{}", record.index())),
+    }
 }
 
-fn display_name(record: &Record<'_>) -> String {
-    record
-        .name()
-        .map_or_else(|| format!("#{}", record.index()), str::to_owned)
-}
-
-fn surface_of(record: &Record<'_>) -> String {
-    record.str("surface").unwrap_or("ask").to_owned()
+fn surface_of<'a>(record: &Record<'a>) -> &'a str {
+    record.str("surface").unwrap_or("ask")
 }
 
 fn active_of(record: &Record<'_>) -> bool {
     record.get("active") != Some(&Value::Bool(false))
 }
 
-impl Builder {
-    fn build(mut self, stack: &Map<'_>) -> Capabilities {
-        self.read_actions(stack);
-        let flows: HashSet<String> = records_of(stack, "flows", &Arena::new())
-            .iter()
-            .filter_map(|r| r.name().map(str::to_owned))
-            .collect();
-        self.read_tools(stack, &flows);
-        self.universe = Universe::new(self.caps_tools.iter().map(|t| t.name.clone()).collect());
-        self.skill_names = Universe::new(
-            records_of(stack, "skills", &Arena::new())
-                .iter()
-                .filter_map(|r| r.name().map(str::to_owned))
-                .collect(),
-        );
-        self.read_skills(stack);
-        let agents = self.read_agents(stack);
+/// Builds [`Capabilities`]; holds the inputs and lookup tables while it
+/// does.
+struct Builder<'a> {
+    inputs: Vec<(Option<&'a str>, &'a Map<'a>)>,
+    arena: &'a Arena,
+    actions: Vec<Action<'a>>,
+    action_by_name: FastMap<&'a str, usize>,
+    skills: Vec<Skill<'a>>,
+    skill_by_name: FastMap<&'a str, usize>,
+    wildcards: Vec<Wildcard<'a>>,
+    wildcard_by_pattern: FastMap<&'a str, usize>,
+}
 
-        let named: HashSet<usize> = agents
+/// The tool names during the build: sorted, hashed, and the suggestion
+/// universe (made on the first miss).
+struct Names<'t> {
+    by_name: FastMap<&'t str, usize>,
+    /// (name, tool index) in name order.
+    sorted: Vec<(&'t str, usize)>,
+    universe: OnceCell<Universe>,
+    skill_names: OnceCell<Universe>,
+    tools: &'t [Tool<'t>],
+    /// Every skill record's name, in document order.
+    skill_list: Vec<&'t str>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(inputs: Vec<(Option<&'a str>, &'a Map<'a>)>, arena: &'a Arena) -> Self {
+        Builder {
+            inputs,
+            arena,
+            actions: Vec::new(),
+            action_by_name: FastMap::default(),
+            skills: Vec::new(),
+            skill_by_name: FastMap::default(),
+            wildcards: Vec::new(),
+            wildcard_by_pattern: FastMap::default(),
+        }
+    }
+
+    fn collection(&self, key: &str) -> Vec<(Option<&'a str>, Record<'a>)> {
+        self.inputs
             .iter()
-            .flat_map(|a| a.grants.skills.iter().filter_map(|r| r.skill))
+            .flat_map(|&(file, root)| {
+                records_of(root, key, self.arena)
+                    .into_iter()
+                    .map(move |r| (file, r))
+            })
+            .collect()
+    }
+
+    fn build(mut self) -> Capabilities<'a> {
+        self.read_actions();
+        let flows: FastSet<&'a str> = self
+            .collection("flows")
+            .iter()
+            .filter_map(|(_, r)| r.name())
             .collect();
-        let unattached_refs: Vec<SkillRef> = self
-            .skills
+        let tools = self.read_tools(&flows);
+        let skill_records = self.collection("skills");
+        let (by_name, rank, approvals_before, skills_done, agents, unattached) = {
+            let names = Names::new(&tools, &skill_records);
+            self.read_skills(&skill_records, &names);
+            let agents = self.read_agents(&names);
+            let by_name: Vec<usize> = names.sorted.iter().map(|&(_, i)| i).collect();
+            let mut rank = vec![0; tools.len()];
+            for (k, &i) in by_name.iter().enumerate() {
+                if let Some(r) = rank.get_mut(i) {
+                    *r = k;
+                }
+            }
+            let mut approvals_before = Vec::with_capacity(by_name.len() + 1);
+            let mut count = 0;
+            approvals_before.push(0);
+            for &i in &by_name {
+                count += usize::from(tools.get(i).is_some_and(|t| t.approval.is_some()));
+                approvals_before.push(count);
+            }
+            let unattached = self.unattached(&agents);
+            (
+                by_name,
+                rank,
+                approvals_before,
+                std::mem::take(&mut self.skills),
+                agents,
+                unattached,
+            )
+        };
+        Capabilities {
+            agents,
+            unattached,
+            skills: skills_done,
+            tools,
+            actions: self.actions,
+            wildcards: self.wildcards,
+            by_name,
+            rank,
+            approvals_before,
+        }
+    }
+
+    fn unattached(&self, agents: &[Agent<'a>]) -> Vec<SkillRef<'a>> {
+        let mut named = vec![false; self.skills.len()];
+        for r in agents.iter().flat_map(|a| &a.skills) {
+            if let Some(n) = r.skill.and_then(|i| named.get_mut(i)) {
+                *n = true;
+            }
+        }
+        self.skills
             .iter()
             .enumerate()
-            .filter(|(i, _)| !named.contains(i))
+            .filter(|(i, _)| !named.get(*i).copied().unwrap_or(false))
             .map(|(i, s)| SkillRef {
                 name: s.name.clone(),
                 path: s.path.clone(),
@@ -721,112 +1481,101 @@ impl Builder {
                 },
                 dead: None,
             })
-            .collect();
-        let unattached = self.grants(unattached_refs);
-
-        Capabilities {
-            agents,
-            unattached,
-            skills: self.skills,
-            tools: self.caps_tools,
-            actions: self.actions,
-            graph: self.graph,
-        }
+            .collect()
     }
 
-    fn read_actions(&mut self, stack: &Map<'_>) {
-        for record in records_of(stack, "actions", &Arena::new()) {
-            let path = path_of("actions", record.index());
-            let object = str_field(&record, "objectName");
+    fn read_actions(&mut self) {
+        for (file, record) in self.collection("actions") {
+            let path = located(file, &path_of("actions", record.index()));
+            let object = record.str("objectName");
             self.push_action(&record, path, object);
         }
-        for object in records_of(stack, "objects", &Arena::new()) {
+        for (file, object) in self.collection("objects") {
             let object_path = path_of("objects", object.index());
-            let object_name = object.name().map(str::to_owned);
-            for record in records(object.get("actions"), &Arena::new()) {
-                let path = object_path.key("actions").index(record.index());
-                let owner = str_field(&record, "objectName").or_else(|| object_name.clone());
+            let object_name = object.name();
+            for record in records(object.get("actions"), self.arena) {
+                let path = located(file, &object_path.key("actions").index(record.index()));
+                let owner = record.str("objectName").or(object_name);
                 self.push_action(&record, path, owner);
             }
         }
     }
 
-    fn push_action(&mut self, record: &Record<'_>, path: JsonPath, object: Option<String>) {
+    fn push_action(&mut self, record: &Record<'a>, path: String, object: Option<&'a str>) {
         let Some(name) = record.name() else { return };
         let fields: &Map<'_> = record.fields;
         let index = self.actions.len();
         self.actions.push(Action {
-            name: name.to_owned(),
-            label: str_field(record, "label"),
+            name,
+            label: record.str("label"),
             object,
-            path: path.to_string(),
+            path,
             skip: materialise::static_skip(fields),
             approval: materialise::needs_confirmation(fields),
         });
-        self.action_by_name.entry(name.to_owned()).or_insert(index);
+        self.action_by_name.entry(name).or_insert(index);
     }
 
-    fn push_tool(&mut self, tool: Tool) {
-        if self.tool_by_name.contains_key(&tool.name) {
-            return;
-        }
-        let index = self.caps_tools.len();
-        self.tool_by_name.insert(tool.name.clone(), index);
-        self.sorted_tools.insert(tool.name.clone(), index);
-        self.caps_tools.push(tool);
-    }
-
-    fn read_tools(&mut self, stack: &Map<'_>, flows: &HashSet<String>) {
+    fn read_tools(&self, flows: &FastSet<&'a str>) -> Vec<Tool<'a>> {
+        let mut tools = Vec::new();
+        let mut taken: FastSet<&'a str> = FastSet::default();
         for group in objectstack_registry::GROUPS {
             for name in group.names {
-                self.push_tool(Tool {
-                    name: (*name).to_owned(),
-                    source: ToolSource::Platform {
-                        package: group.package,
-                    },
-                    status: ToolStatus::Ready,
-                    action: None,
-                    flow: None,
-                    approval: None,
-                });
+                if taken.insert(name) {
+                    tools.push(Tool {
+                        name: Cow::Borrowed(*name),
+                        source: ToolSource::Platform {
+                            package: group.package,
+                        },
+                        status: ToolStatus::Ready,
+                        action: None,
+                        flow: None,
+                        approval: None,
+                    });
+                }
             }
         }
-        for record in records_of(stack, "tools", &Arena::new()) {
+        for (file, record) in self.collection("tools") {
             let Some(name) = record.name() else { continue };
-            let path = path_of("tools", record.index()).to_string();
+            if !taken.insert(name) {
+                continue;
+            }
             let mut tool = Tool {
-                name: name.to_owned(),
-                source: ToolSource::Record { path },
+                name: Cow::Borrowed(name),
+                source: ToolSource::Record {
+                    path: located(file, &path_of("tools", record.index())),
+                },
                 status: ToolStatus::Inert,
                 action: None,
                 flow: None,
                 approval: None,
             };
             self.bind(&mut tool, record.get("binding"), flows);
-            self.push_tool(tool);
+            tools.push(tool);
         }
-        let materialised: Vec<(String, usize)> = self
-            .actions
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.skip.is_none())
-            .map(|(i, a)| (objectstack_registry::action_tool_name(&a.name), i))
-            .collect();
-        for (name, action) in materialised {
-            let approval = self.actions.get(action).and_then(|a| a.approval);
-            self.push_tool(Tool {
-                name,
+        let mut taken_actions: FastSet<&'a str> = FastSet::default();
+        for (i, action) in self.actions.iter().enumerate() {
+            if action.skip.is_some() {
+                continue;
+            }
+            let name = objectstack_registry::action_tool_name(action.name);
+            if taken.contains(name.as_str()) || !taken_actions.insert(action.name) {
+                continue;
+            }
+            tools.push(Tool {
+                name: Cow::Owned(name),
                 source: ToolSource::Action,
                 status: ToolStatus::Ready,
-                action: Some(action),
+                action: Some(i),
                 flow: None,
-                approval,
+                approval: action.approval,
             });
         }
+        tools
     }
 
     /// Resolves a tool record's Phase-2 `binding`.
-    fn bind(&self, tool: &mut Tool, binding: Option<&Value>, flows: &HashSet<String>) {
+    fn bind(&self, tool: &mut Tool<'a>, binding: Option<&'a Value<'a>>, flows: &FastSet<&'a str>) {
         let binding = match binding {
             None | Some(Value::Null) => return,
             Some(Value::Object(b)) => b,
@@ -865,7 +1614,7 @@ impl Builder {
                 }
             },
             Some("flow") => {
-                tool.flow = Some(name.to_owned());
+                tool.flow = Some(name);
                 tool.status = if flows.contains(name) {
                     ToolStatus::Ready
                 } else {
@@ -882,94 +1631,90 @@ impl Builder {
         }
     }
 
-    fn read_skills(&mut self, stack: &Map<'_>) {
-        for record in records_of(stack, "skills", &Arena::new()) {
+    fn read_skills(&mut self, records: &[(Option<&'a str>, Record<'a>)], names: &Names<'_>) {
+        for (file, record) in records {
             let index = self.skills.len();
-            let name = display_name(&record);
-            let path = path_of("skills", record.index());
-            let refs = match record.get("tools").and_then(Value::as_array) {
-                Some(entries) => entries
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(j, entry)| match entry.as_str() {
-                        Some(text) if !text.is_empty() => {
-                            let at = path.key("tools").index(j).to_string();
-                            Some(self.resolve(text, at, &name))
-                        }
-                        _ => None,
-                    })
-                    .collect(),
-                None => Vec::new(),
-            };
-            let node = self.graph.add_node(Node::Skill(index));
+            let name = display_name(record);
+            let path = located(*file, &path_of("skills", record.index()));
+            let mut refs = Vec::new();
+            if let Some(entries) = record.get("tools").and_then(Value::as_array) {
+                for (j, entry) in entries.iter().enumerate() {
+                    let Some(text) = entry.as_str().filter(|t| !t.is_empty()) else {
+                        continue;
+                    };
+                    let target = self.resolve(text, &path, j, &name, names);
+                    refs.push(ToolRef {
+                        text,
+                        index: j,
+                        target,
+                    });
+                }
+            }
             if let Some(n) = record.name() {
-                self.skill_by_name.entry(n.to_owned()).or_insert(index);
+                self.skill_by_name.entry(n).or_insert(index);
             }
             self.skills.push(Skill {
                 name,
-                label: str_field(&record, "label"),
-                surface: surface_of(&record),
-                active: active_of(&record),
-                path: path.to_string(),
+                label: record.str("label"),
+                surface: surface_of(record),
+                active: active_of(record),
+                path,
                 refs,
-                node,
             });
-            self.link_skill(index);
         }
     }
 
     /// Resolves one skill tool entry against the universe.
-    fn resolve(&self, text: &str, path: String, skill: &str) -> ToolRef {
-        let dead = |kind: DeadKind, message: String, suggestion: Option<&str>| DeadReference {
-            kind,
-            reference: text.to_owned(),
-            path: path.clone(),
-            skill: Some(skill.to_owned()),
-            message: with_suggestion(message, suggestion),
-            suggestion: suggestion.map(str::to_owned),
+    fn resolve(
+        &mut self,
+        text: &'a str,
+        skill_path: &str,
+        j: usize,
+        skill: &Cow<'a, str>,
+        names: &Names<'_>,
+    ) -> Target<'a> {
+        let dead = |kind: DeadKind, message: String, suggestion: Option<&str>| {
+            Target::Dead(Box::new(DeadReference {
+                kind,
+                reference: text,
+                path: format!("{skill_path}.tools[{j}]"),
+                skill: Some(skill.clone()),
+                message: with_suggestion(message, suggestion),
+                suggestion: suggestion.map(str::to_owned),
+            }))
         };
         if let Some(prefix) = text.strip_suffix('*') {
-            let resolves: Vec<usize> = self
-                .sorted_tools
-                .range::<str, _>((
-                    std::ops::Bound::Included(prefix),
-                    std::ops::Bound::Unbounded,
-                ))
-                .take_while(|(name, _)| name.starts_with(prefix))
-                .map(|(_, &i)| i)
-                .collect();
-            let dead = resolves.is_empty().then(|| {
-                dead(
-                    DeadKind::WildcardEmpty,
-                    format!(
-                        "no tool name starts with \"{prefix}\", so the wildcard grants nothing."
-                    ),
-                    None,
-                )
-            });
-            return ToolRef {
-                text: text.to_owned(),
-                path: path.clone(),
-                wildcard: true,
-                resolves,
-                dead,
+            let id = match self.wildcard_by_pattern.get(text) {
+                Some(&id) => id,
+                None => {
+                    let id = self.wildcards.len();
+                    self.wildcards.push(Wildcard {
+                        pattern: text,
+                        matches: names.prefixed(prefix),
+                    });
+                    self.wildcard_by_pattern.insert(text, id);
+                    id
+                }
             };
+            let empty = self.wildcards.get(id).is_none_or(Wildcard::is_empty);
+            if !empty {
+                return Target::Wildcard(id);
+            }
+            return dead(
+                DeadKind::WildcardEmpty,
+                format!("no tool name starts with \"{prefix}\", so the wildcard grants nothing."),
+                None,
+            );
         }
-        if let Some(&i) = self.tool_by_name.get(text) {
-            return ToolRef {
-                text: text.to_owned(),
-                path,
-                wildcard: false,
-                resolves: vec![i],
-                dead: None,
-            };
+        if let Some(&i) = names.by_name.get(text) {
+            return Target::Tool(i);
         }
         let not_materialised = text
             .strip_prefix(objectstack_registry::ACTION_PREFIX)
             .and_then(|name| self.action_by_name.get(name))
             .and_then(|&i| self.actions.get(i))
             .and_then(|a| a.skip.as_ref().map(|skip| (a, skip)));
-        let dead = match not_materialised {
+        match not_materialised {
             Some((action, skip)) => dead(
                 DeadKind::ActionNotMaterialised,
                 format!(
@@ -984,198 +1729,94 @@ impl Builder {
                     "no platform tool, tool record or AI-exposed action is named \"{text}\"; \
                      the model is told about a tool it cannot call."
                 ),
-                self.universe.suggest(text),
+                names.universe().suggest(text),
             ),
-        };
-        ToolRef {
-            text: text.to_owned(),
-            path,
-            wildcard: false,
-            resolves: Vec::new(),
-            dead: Some(dead),
         }
     }
 
-    /// Adds a skill's edges: to each granted tool and to each dead ref.
-    fn link_skill(&mut self, skill: usize) {
-        let Some(s) = self.skills.get(skill) else {
-            return;
-        };
-        let from = s.node;
-        let refs = s.refs.clone();
-        for r in refs {
-            if let Some(dead) = &r.dead {
-                let node = self.graph.add_node(Node::Dead {
-                    kind: dead.kind,
-                    reference: r.text.clone(),
-                    suggestion: dead.suggestion.clone(),
-                });
-                self.graph.add_edge(from, node, Edge::Dead);
-                continue;
-            }
-            let via = r.wildcard.then(|| r.text.clone());
-            for &tool in &r.resolves {
-                let to = self.tool_node(tool);
-                self.edge(from, to, Edge::Grants { via: via.clone() });
-            }
-        }
-    }
-
-    fn edge(&mut self, from: NodeIndex, to: NodeIndex, edge: Edge) {
-        if self.edges.insert((from, to)) {
-            self.graph.add_edge(from, to, edge);
-        }
-    }
-
-    /// The node of a tool, adding it (and what it runs) on first use.
-    fn tool_node(&mut self, tool: usize) -> NodeIndex {
-        if let Some(&n) = self.tool_nodes.get(&tool) {
-            return n;
-        }
-        let node = self.graph.add_node(Node::Tool(tool));
-        self.tool_nodes.insert(tool, node);
-        let (action, flow, source) = match self.caps_tools.get(tool) {
-            Some(t) => (t.action, t.flow.clone(), t.source.clone()),
-            None => return node,
-        };
-        let link = if source == ToolSource::Action {
-            Edge::Runs
-        } else {
-            Edge::Binds
-        };
-        if let Some(a) = action {
-            let to = self.action_node(a);
-            self.edge(node, to, link);
-        } else if let Some(f) = flow {
-            let to = match self.flow_nodes.get(&f) {
-                Some(&n) => n,
-                None => {
-                    let n = self.graph.add_node(Node::Flow(f.clone()));
-                    self.flow_nodes.insert(f, n);
-                    n
-                }
-            };
-            self.edge(node, to, link);
-        }
-        node
-    }
-
-    fn action_node(&mut self, action: usize) -> NodeIndex {
-        if let Some(&n) = self.action_nodes.get(&action) {
-            return n;
-        }
-        let node = self.graph.add_node(Node::Action(action));
-        self.action_nodes.insert(action, node);
-        if let Some(object) = self.actions.get(action).and_then(|a| a.object.clone()) {
-            let to = match self.object_nodes.get(&object) {
-                Some(&n) => n,
-                None => {
-                    let n = self.graph.add_node(Node::Object(object.clone()));
-                    self.object_nodes.insert(object, n);
-                    n
-                }
-            };
-            self.edge(node, to, Edge::On);
-        }
-        node
-    }
-
-    fn read_agents(&mut self, stack: &Map<'_>) -> Vec<Agent> {
+    fn read_agents(&self, names: &Names<'_>) -> Vec<Agent<'a>> {
         let mut agents = Vec::new();
-        for record in records_of(stack, "agents", &Arena::new()) {
-            let index = agents.len();
+        for (file, record) in self.collection("agents") {
             let name = display_name(&record);
             let path = path_of("agents", record.index());
             let surface = surface_of(&record);
-            let node = self.graph.add_node(Node::Agent(index));
-            let mut refs = Vec::new();
+            let mut skills = Vec::new();
             if let Some(entries) = record.get("skills").and_then(Value::as_array) {
                 for (j, entry) in entries.iter().enumerate() {
                     let Some(skill_name) = entry.as_str().filter(|s| !s.is_empty()) else {
                         continue;
                     };
-                    let at = path.key("skills").index(j).to_string();
-                    let skill_ref = self.skill_ref(skill_name, at, &name, &surface);
-                    let to = match skill_ref.skill.and_then(|i| self.skills.get(i)) {
-                        Some(s) => s.node,
-                        None => self.graph.add_node(Node::Dead {
-                            kind: DeadKind::SkillMissing,
-                            reference: skill_name.to_owned(),
-                            suggestion: skill_ref.dead.as_ref().and_then(|d| d.suggestion.clone()),
-                        }),
-                    };
-                    let edge = match skill_ref.status {
-                        SkillStatus::Missing => Edge::Dead,
-                        status => Edge::Uses(status),
-                    };
-                    self.edge(node, to, edge);
-                    refs.push(skill_ref);
+                    let at = located(file, &path.key("skills").index(j));
+                    skills.push(self.skill_ref(skill_name, at, &name, surface, names));
                 }
             }
             agents.push(Agent {
                 name,
-                label: str_field(&record, "label"),
+                label: record.str("label"),
                 surface,
                 active: active_of(&record),
-                path: path.to_string(),
-                grants: self.grants(refs),
-                node,
+                path: located(file, &path),
+                skills,
             });
         }
         agents
     }
 
-    fn skill_ref(&self, name: &str, path: String, agent: &str, surface: &str) -> SkillRef {
-        let dead = |kind: DeadKind, message: String| DeadReference {
-            kind,
-            reference: name.to_owned(),
-            path: path.clone(),
-            skill: None,
-            message,
-            suggestion: None,
+    fn skill_ref(
+        &self,
+        name: &'a str,
+        path: String,
+        agent: &str,
+        surface: &str,
+        names: &Names<'_>,
+    ) -> SkillRef<'a> {
+        let dead = |kind: DeadKind, message: String, suggestion: Option<&str>| {
+            Some(Box::new(DeadReference {
+                kind,
+                reference: name,
+                path: path.clone(),
+                skill: None,
+                message: with_suggestion(message, suggestion),
+                suggestion: suggestion.map(str::to_owned),
+            }))
         };
         let Some((index, skill)) = self
             .skill_by_name
             .get(name)
             .and_then(|&i| self.skills.get(i).map(|s| (i, s)))
         else {
+            let suggestion = names.skill_names().suggest(name);
             return SkillRef {
-                name: name.to_owned(),
+                name: Cow::Borrowed(name),
                 path: path.clone(),
                 skill: None,
                 status: SkillStatus::Missing,
-                dead: Some({
-                    let suggestion = self.skill_names.suggest(name);
-                    let mut d = dead(
-                        DeadKind::SkillMissing,
-                        with_suggestion(
-                            format!(
-                                "agent \"{agent}\" names skill \"{name}\", which this stack \
-                                 does not define; it adds no tools."
-                            ),
-                            suggestion,
-                        ),
-                    );
-                    d.suggestion = suggestion.map(str::to_owned);
-                    d
-                }),
+                dead: dead(
+                    DeadKind::SkillMissing,
+                    format!(
+                        "agent \"{agent}\" names skill \"{name}\", which this stack does not \
+                         define; it adds no tools."
+                    ),
+                    suggestion,
+                ),
             };
         };
         let (status, dead) = if !skill.active {
             (
                 SkillStatus::Inactive,
-                Some(dead(
+                dead(
                     DeadKind::SkillInactive,
                     format!(
                         "skill \"{name}\" is inactive (`active: false`), so the runtime drops \
                          it and agent \"{agent}\" gets none of its tools."
                     ),
-                )),
+                    None,
+                ),
             )
         } else if skill.surface != "both" && skill.surface != surface {
             (
                 SkillStatus::SurfaceMismatch,
-                Some(dead(
+                dead(
                     DeadKind::SkillSurfaceMismatch,
                     format!(
                         "skill \"{name}\" has surface `{}` but agent \"{agent}\" has surface \
@@ -1183,64 +1824,69 @@ impl Builder {
                          `both`).",
                         skill.surface
                     ),
-                )),
+                    None,
+                ),
             )
         } else {
             (SkillStatus::Attached, None)
         };
         SkillRef {
-            name: name.to_owned(),
+            name: Cow::Borrowed(name),
             path,
             skill: Some(index),
             status,
             dead,
         }
     }
+}
 
-    /// Adds up a list of skill references: effective tools and dead refs.
-    fn grants(&self, skills: Vec<SkillRef>) -> Grants {
-        let mut tools: BTreeMap<&str, EffectiveTool> = BTreeMap::new();
-        // (tool, skill, reference) already granted: a tool can be granted
-        // by thousands of wildcard references, so not a scan per grant.
-        let mut granted: HashSet<(usize, usize, &str)> = HashSet::new();
-        let mut dead = Vec::new();
-        for skill_ref in &skills {
-            dead.extend(skill_ref.dead.iter().cloned());
-            let Some((index, skill)) = skill_ref
-                .skill
-                .and_then(|i| self.skills.get(i).map(|s| (i, s)))
-            else {
-                continue;
-            };
-            for r in &skill.refs {
-                dead.extend(r.dead.iter().cloned());
-                if !skill_ref.status.grants_tools() {
-                    continue;
-                }
-                for &tool in &r.resolves {
-                    let Some(t) = self.caps_tools.get(tool) else {
-                        continue;
-                    };
-                    let entry = tools
-                        .entry(t.name.as_str())
-                        .or_insert_with(|| EffectiveTool {
-                            tool,
-                            granted_by: Vec::new(),
-                        });
-                    if granted.insert((tool, index, r.text.as_str())) {
-                        entry.granted_by.push(Grant {
-                            skill: index,
-                            reference: r.text.clone(),
-                        });
-                    }
-                }
-            }
+impl<'t> Names<'t> {
+    fn new(tools: &'t [Tool<'t>], skills: &[(Option<&'t str>, Record<'t>)]) -> Self {
+        let mut sorted: Vec<(&'t str, usize)> = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.as_ref(), i))
+            .collect();
+        sorted.sort_unstable();
+        Names {
+            by_name: tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name.as_ref(), i))
+                .collect(),
+            sorted,
+            universe: OnceCell::new(),
+            skill_names: OnceCell::new(),
+            tools,
+            skill_list: skills.iter().filter_map(|(_, r)| r.name()).collect(),
         }
-        Grants {
-            skills,
-            tools: tools.into_values().collect(),
-            dead,
-        }
+    }
+
+    /// The positions in name order of the names starting with `prefix`.
+    fn prefixed(&self, prefix: &str) -> Range<usize> {
+        let start = self.sorted.partition_point(|(n, _)| *n < prefix);
+        let end = self
+            .sorted
+            .partition_point(|(n, _)| *n < prefix || n.starts_with(prefix));
+        start..end.max(start)
+    }
+
+    /// The tool names in scan order, for suggestions (made on first use).
+    fn universe(&self) -> &Universe {
+        self.universe.get_or_init(|| {
+            Universe::new(
+                self.tools
+                    .iter()
+                    .map(|t| t.name.as_ref().to_owned())
+                    .collect(),
+            )
+        })
+    }
+
+    /// The skill names in document order, for suggestions.
+    fn skill_names(&self) -> &Universe {
+        self.skill_names
+            .get_or_init(|| Universe::new(self.skill_list.iter().map(|&n| n.to_owned()).collect()))
     }
 }
 
@@ -1249,15 +1895,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn caps(v: serde_json::Value) -> Capabilities {
-        build(crate::testing::doc(v))
+    fn caps(v: serde_json::Value) -> Capabilities<'static> {
+        let arena: &'static Arena = Box::leak(Box::default());
+        build(crate::testing::doc(v), arena)
     }
 
-    fn tool_names(caps: &Capabilities, grants: &Grants) -> Vec<String> {
-        grants
-            .tools
-            .iter()
-            .map(|t| caps.tools[t.tool].name.clone())
+    fn tool_names(caps: &Capabilities<'_>, skills: &[SkillRef<'_>]) -> Vec<String> {
+        caps.grants(skills)
+            .expanded(caps)
+            .map(|t| caps.tools[t.tool].name.to_string())
             .collect()
     }
 
@@ -1293,8 +1939,9 @@ mod tests {
     #[test]
     fn wildcard_star_alone_matches_everything() {
         let c = caps(json!({"skills": [{"name": "s", "tools": ["*"]}]}));
-        assert_eq!(c.skills[0].refs[0].resolves.len(), c.tools.len());
-        assert_eq!(c.unattached.tools.len(), c.tools.len());
+        assert_eq!(c.matches(&c.skills[0].refs[0]), c.tools.len());
+        assert_eq!(c.grants(&c.unattached).tool_count, c.tools.len());
+        assert_eq!(tool_names(&c, &c.unattached).len(), c.tools.len());
     }
 
     #[test]
@@ -1305,7 +1952,7 @@ mod tests {
         ]}));
         assert!(c.skills[0].refs.is_empty());
         assert_eq!(c.skills[1].refs.len(), 1);
-        assert_eq!(c.skills[1].refs[0].path, "skills[1].tools[3]");
+        assert_eq!(c.skills[1].refs[0].path(&c.skills[1]), "skills[1].tools[3]");
         assert_eq!(tool_names(&c, &c.unattached), ["query_data"]);
     }
 
@@ -1347,8 +1994,9 @@ mod tests {
             ]}],
             "skills": [{"name": "s", "tools": ["action_ship", "nope"]}]
         }));
-        let kinds: Vec<&Node> = c.graph.node_weights().collect();
-        assert!(kinds.contains(&&Node::Object("order".to_owned())));
+        let g = c.graph();
+        let kinds: Vec<&Node<'_>> = g.node_weights().collect();
+        assert!(kinds.contains(&&Node::Object("order")));
         assert!(kinds.contains(&&Node::Action(0)));
         assert!(!kinds.contains(&&Node::Action(1)));
         assert!(kinds.iter().any(|n| matches!(
@@ -1359,6 +2007,53 @@ mod tests {
             }
         )));
         // skill, tool, action, object, dead
-        assert_eq!(c.graph.node_count(), 5);
+        assert_eq!(g.node_count(), 5);
+    }
+
+    #[test]
+    fn merge_joins_overlapping_and_touching_ranges() {
+        assert_eq!(merge(vec![5..7, 0..2, 1..3, 3..4, 9..9]), vec![0..4, 5..7]);
+    }
+
+    #[test]
+    fn the_sweep_lists_every_grant_in_order() {
+        let c = caps(json!({"skills": [
+            {"name": "a", "tools": ["query_*", "query_data", "query_*"]},
+            {"name": "b", "tools": ["query_data", "q*"]}
+        ]}));
+        let grants = c.grants(&c.unattached);
+        let expanded: Vec<(String, Vec<(usize, &str)>)> = grants
+            .expanded(&c)
+            .map(|t| {
+                (
+                    c.tools[t.tool].name.to_string(),
+                    t.granted_by
+                        .iter()
+                        .map(|g| (g.skill, g.reference))
+                        .collect(),
+                )
+            })
+            .collect();
+        let query: Vec<&str> = c
+            .tools
+            .iter()
+            .map(|t| t.name.as_ref())
+            .filter(|n| n.starts_with('q'))
+            .collect();
+        assert_eq!(expanded.len(), query.len());
+        let data = expanded.iter().find(|(n, _)| n == "query_data").unwrap();
+        assert_eq!(
+            data.1,
+            [
+                (0, "query_*"),
+                (0, "query_data"),
+                (1, "query_data"),
+                (1, "q*")
+            ]
+        );
+        assert_eq!(grants.tool_count, query.len());
+        assert_eq!(grants.wildcards.len(), 2);
+        assert_eq!(grants.named.len(), 1);
+        assert_eq!(grants.named[0].granted_by.len(), 2);
     }
 }
