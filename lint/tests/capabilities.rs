@@ -60,7 +60,7 @@ fn render_expanded(caps: &Caps, format: Format, agent: Option<&str>) -> String {
 fn effective(caps: &Caps, agent: &str) -> Vec<String> {
     let agent = caps.agent(agent).unwrap();
     caps.grants(&agent.skills)
-        .expanded(caps)
+        .expanded()
         .map(|t| caps.tools[t.tool].name.to_string())
         .collect()
 }
@@ -104,7 +104,7 @@ fn effective_tool_set_expands_wildcards_and_skips_unbound_skills() {
         .find(|s| s.name == "case_handling")
         .unwrap();
     let wildcard = skill.refs.iter().find(|r| r.is_wildcard()).unwrap();
-    assert_eq!(wildcard.text, "action_case_*");
+    assert_eq!(wildcard.text(), "action_case_*");
     let expanded: Vec<&str> = caps
         .resolves(wildcard)
         .map(|i| caps.tools[i].name.as_ref())
@@ -114,7 +114,7 @@ fn effective_tool_set_expands_wildcards_and_skips_unbound_skills() {
     let agent = caps.agent("support_desk").unwrap();
     let via = caps
         .grants(&agent.skills)
-        .expanded(&caps)
+        .expanded()
         .next()
         .unwrap()
         .granted_by;
@@ -135,7 +135,7 @@ fn a_tool_granted_twice_is_listed_once_with_both_grants() {
     assert_eq!(effective(&caps, "bot"), ["query_data", "query_records"]);
     let refs: Vec<(String, String)> = caps
         .grants(&agent.skills)
-        .expanded(&caps)
+        .expanded()
         .next()
         .unwrap()
         .granted_by
@@ -351,7 +351,7 @@ fn map_shaped_collections_are_keyed_by_name() {
     assert_eq!(effective(&caps, "clerk"), ["action_send_invoice", "lookup"]);
     let action = &caps.actions[caps.tool("action_send_invoice").unwrap().action.unwrap()];
     assert_eq!(action.object, Some("invoice"));
-    assert_eq!(action.path, "objects[0].actions[0]");
+    assert_eq!(action.path(), "objects[0].actions[0]");
     assert_eq!(
         caps.tool("lookup").unwrap().source,
         ToolSource::Record {

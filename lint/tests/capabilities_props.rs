@@ -195,16 +195,16 @@ proptest! {
         let caps = build_caps(&stack);
         for skill in &caps.skills {
             for r in &skill.refs {
-                let inside = match r.text.strip_suffix('*') {
+                let inside = match r.text().strip_suffix('*') {
                     Some(prefix) => names.iter().any(|n| n.starts_with(prefix)),
-                    None => names.contains(r.text),
+                    None => names.contains(r.text()),
                 };
-                prop_assert_eq!(r.dead().is_none(), inside, "{}", r.text);
+                prop_assert_eq!(caps.dead_of(r).is_none(), inside, "{}", r.text());
                 let resolved: BTreeSet<&str> =
                     caps.resolves(r).map(|i| caps.tools[i].name.as_ref()).collect();
-                let expected: BTreeSet<&str> = match r.text.strip_suffix('*') {
+                let expected: BTreeSet<&str> = match r.text().strip_suffix('*') {
                     Some(prefix) => names.iter().map(String::as_str).filter(|n| n.starts_with(prefix)).collect(),
-                    None => names.iter().map(String::as_str).filter(|n| *n == r.text).collect(),
+                    None => names.iter().map(String::as_str).filter(|n| *n == r.text()).collect(),
                 };
                 prop_assert_eq!(caps.matches(r), expected.len());
                 prop_assert_eq!(resolved, expected);
@@ -235,14 +235,14 @@ proptest! {
                     for i in caps.resolves(t) {
                         let name = caps.tools[i].name.to_string();
                         expected.insert(name.clone());
-                        if !grants.contains(&(name.clone(), index, t.text)) {
-                            grants.push((name, index, t.text));
+                        if !grants.contains(&(name.clone(), index, t.text())) {
+                            grants.push((name, index, t.text()));
                         }
                     }
                 }
             }
             let g = caps.grants(skills);
-            let expanded: Vec<_> = g.expanded(&caps).collect();
+            let expanded: Vec<_> = g.expanded().collect();
             let got: BTreeSet<String> =
                 expanded.iter().map(|t| caps.tools[t.tool].name.to_string()).collect();
             prop_assert_eq!(&got, &expected);
@@ -263,7 +263,7 @@ proptest! {
                 prop_assert_eq!(have, want);
             }
             // The named tools are the exact grants of the same set.
-            for t in &g.named {
+            for t in g.named() {
                 let full = expanded.iter().find(|e| e.tool == t.tool).unwrap();
                 let exact: Vec<_> = full
                     .granted_by

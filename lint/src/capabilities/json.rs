@@ -2,7 +2,6 @@
 //! [`super`] and is stable. Written straight to the writer, one section,
 //! skill and tool at a time: nothing is built as a JSON value.
 
-use std::borrow::Cow;
 use std::io;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -147,21 +146,12 @@ impl Serialize for Section<'_, '_> {
         if expand {
             map.serialize_entry(
                 "tools",
-                &Elements(|| {
-                    grants
-                        .expanded(caps)
-                        .filter_map(|e| granted(caps, Cow::Owned(e)))
-                }),
+                &Elements(|| grants.expanded().filter_map(|e| granted(caps, e))),
             )?;
         } else {
             map.serialize_entry(
                 "tools",
-                &Elements(|| {
-                    grants
-                        .named
-                        .iter()
-                        .filter_map(|e| granted(caps, Cow::Borrowed(e)))
-                }),
+                &Elements(|| grants.named().filter_map(|e| granted(caps, e))),
             )?;
         }
         map.serialize_entry(
@@ -246,7 +236,7 @@ impl Serialize for RefJson<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (caps, r) = (self.caps, self.tool_ref);
         let mut map = serializer.serialize_map(Some(6))?;
-        map.serialize_entry("ref", r.text)?;
+        map.serialize_entry("ref", r.text())?;
         map.serialize_entry("path", &self.path)?;
         map.serialize_entry("wildcard", &r.is_wildcard())?;
         map.serialize_entry("matches", &caps.matches(r))?;
@@ -254,20 +244,17 @@ impl Serialize for RefJson<'_, '_> {
             caps.resolves(r)
                 .filter_map(|t| caps.tools.get(t).map(|t| t.name.as_ref()))
         };
-        match r.target {
+        match r.target() {
             Target::Wildcard(_) if !self.expand => map.serialize_entry("resolves", &None::<()>)?,
             _ => map.serialize_entry("resolves", &Elements(names))?,
         }
-        map.serialize_entry("dead", &r.dead().map(DeadJson))?;
+        map.serialize_entry("dead", &caps.dead_of(r).map(DeadJson))?;
         map.end()
     }
 }
 
 /// An effective tool with the references that grant it.
-fn granted<'c, 'a>(
-    caps: &'c Capabilities<'a>,
-    e: Cow<'c, EffectiveTool<'a>>,
-) -> Option<Granted<'c, 'a>> {
+fn granted<'c, 'a>(caps: &'c Capabilities<'a>, e: EffectiveTool<'a>) -> Option<Granted<'c, 'a>> {
     let tool = caps.tools.get(e.tool)?;
     Some(Granted {
         caps,
@@ -279,7 +266,7 @@ fn granted<'c, 'a>(
 struct Granted<'c, 'a> {
     caps: &'c Capabilities<'a>,
     tool: &'c Tool<'a>,
-    effective: Cow<'c, EffectiveTool<'a>>,
+    effective: EffectiveTool<'a>,
 }
 
 impl Serialize for Granted<'_, '_> {
@@ -303,7 +290,7 @@ impl Serialize for Granted<'_, '_> {
             .map(|a| ActionJson {
                 name: a.name,
                 object: a.object,
-                path: &a.path,
+                path: a.path(),
             });
         map.serialize_entry("action", &action)?;
         map.serialize_entry("flow", &t.flow)?;
@@ -327,7 +314,7 @@ impl Serialize for Granted<'_, '_> {
 struct ActionJson<'s> {
     name: &'s str,
     object: Option<&'s str>,
-    path: &'s str,
+    path: String,
 }
 
 /// One `grantedBy` entry.

@@ -145,6 +145,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::fmt;
+use std::hash::BuildHasher as _;
 use std::io;
 use std::ops::Range;
 
@@ -184,6 +185,8 @@ pub struct Capabilities<'a> {
     pub actions: Vec<Action<'a>>,
     /// Every distinct wildcard pattern a skill uses, in first-use order.
     pub wildcards: Vec<Wildcard<'a>>,
+    /// Every dead tool reference of every skill, in document order.
+    pub dead_references: Vec<DeadReference<'a>>,
     /// Tool indices in name order (byte order).
     by_name: Vec<usize>,
     /// `rank[tool]`: the tool's position in `by_name`.
@@ -272,48 +275,106 @@ pub struct Skill<'a> {
     pub path: String,
     /// Its tool references, in order.
     pub refs: Vec<ToolRef<'a>>,
+    /// Its dead references, in [`Capabilities::dead_references`].
+    dead: Range<usize>,
 }
 
-/// One entry of a skill's `tools`, resolved.
-#[derive(Debug, Clone)]
+/// One entry of a skill's `tools`, resolved. Kept to 16 bytes: a large
+/// stack has a million of them.
+#[derive(Debug, Clone, Copy)]
 pub struct ToolRef<'a> {
-    /// The entry as written.
-    pub text: &'a str,
-    /// Its position in the skill's `tools` array (see [`ToolRef::path`]).
-    pub index: usize,
-    /// What it grants.
-    pub target: Target<'a>,
+    /// The entry in the document (a string).
+    entry: &'a Value<'a>,
+    /// The entry's position in the skill's `tools`; the top bit says that
+    /// an earlier entry of the same skill has the same text.
+    index: u32,
+    /// What it grants: the kind in the top two bits, an index below.
+    slot: u32,
+}
+
+const REPEAT: u32 = 1 << 31;
+const KIND: u32 = 0b11 << 30;
+const TOOL: u32 = 0;
+const WILDCARD: u32 = 1 << 30;
+const DEAD: u32 = 2 << 30;
+
+/// An index as stored in a [`ToolRef`] (30 bits; 31 for an entry's
+/// position). The view cannot hold anywhere near 2^30 of anything (a
+/// million references take 16 MB), so saturating is only a guard: an index
+/// that does not fit finds nothing.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).map_or(!KIND, |n| n.min(!KIND))
+}
+
+fn wide(n: u32) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// What a tool reference grants.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target<'a> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
     /// One tool (an index into [`Capabilities::tools`]).
     Tool(usize),
     /// Every tool a wildcard matches (an index into
     /// [`Capabilities::wildcards`]); it matches at least one.
     Wildcard(usize),
-    /// Nothing, and why.
-    Dead(Box<DeadReference<'a>>),
+    /// Nothing; why is in [`Capabilities::dead_references`] at this index.
+    Dead(usize),
 }
 
 impl<'a> ToolRef<'a> {
-    /// Whether it is a family wildcard (trailing `*`).
-    pub fn is_wildcard(&self) -> bool {
-        self.text.ends_with('*')
+    fn new(entry: &'a Value<'a>, index: usize, repeat: bool, target: Target) -> Self {
+        let slot = match target {
+            Target::Tool(i) => TOOL | small(i),
+            Target::Wildcard(i) => WILDCARD | small(i),
+            Target::Dead(i) => DEAD | small(i),
+        };
+        let index = u32::try_from(index).map_or(!REPEAT, |i| i.min(!REPEAT));
+        ToolRef {
+            entry,
+            index: if repeat { index | REPEAT } else { index },
+            slot,
+        }
     }
 
-    /// Why it grants nothing, when it does not.
-    pub fn dead(&self) -> Option<&DeadReference<'a>> {
-        match &self.target {
-            Target::Dead(d) => Some(d),
-            _ => None,
+    /// The entry as written.
+    pub fn text(&self) -> &'a str {
+        self.entry.as_str().unwrap_or_default()
+    }
+
+    /// Its position in the skill's `tools` array (see [`ToolRef::path`]).
+    pub fn index(&self) -> usize {
+        wide(self.index & !REPEAT)
+    }
+
+    /// Whether an earlier entry of the same skill has the same text.
+    fn repeat(&self) -> bool {
+        self.index & REPEAT != 0
+    }
+
+    /// What it grants.
+    pub fn target(&self) -> Target {
+        let i = wide(self.slot & !KIND);
+        match self.slot & KIND {
+            TOOL => Target::Tool(i),
+            WILDCARD => Target::Wildcard(i),
+            _ => Target::Dead(i),
         }
+    }
+
+    /// Whether it is a family wildcard (trailing `*`).
+    pub fn is_wildcard(&self) -> bool {
+        self.text().ends_with('*')
+    }
+
+    /// Whether it grants nothing ([`Capabilities::dead_of`] says why).
+    pub fn is_dead(&self) -> bool {
+        matches!(self.target(), Target::Dead(_))
     }
 
     /// Where it is written (`skills[0].tools[3]`).
     pub fn path(&self, skill: &Skill<'_>) -> String {
-        format!("{}.tools[{}]", skill.path, self.index)
+        format!("{}.tools[{}]", skill.path, self.index())
     }
 }
 
@@ -428,12 +489,27 @@ pub struct Action<'a> {
     pub label: Option<&'a str>,
     /// Its object: `objectName`, else the object it is declared in.
     pub object: Option<&'a str>,
-    /// Where it is defined (`objects[0].actions[1]`).
-    pub path: String,
     /// Why it does not materialise, or `None` when it does.
-    pub skip: Option<StaticSkip>,
+    pub skip: Option<Box<StaticSkip>>,
     /// Why it needs confirmation, when it does.
     pub approval: Option<ConfirmationReason>,
+    /// Where it is (see [`Action::path`]): its file when composing, the
+    /// index of its object, its own index.
+    file: Option<&'a str>,
+    owner: Option<u32>,
+    index: u32,
+}
+
+impl Action<'_> {
+    /// Where it is defined (`objects[0].actions[1]`, or `actions[2]` for a
+    /// stack-level action).
+    pub fn path(&self) -> String {
+        let path = match self.owner {
+            Some(o) => path_of("objects", wide(o)).key("actions"),
+            None => JsonPath::root().key("actions"),
+        };
+        located(self.file, &path.index(wide(self.index)))
+    }
 }
 
 /// A dead reference: a name that grants nothing.
@@ -494,11 +570,16 @@ impl fmt::Display for DeadKind {
 
 /// What a list of skill references adds up to (an agent's, or the
 /// unattached skills'): see [`Capabilities::grants`].
-#[derive(Debug, Clone, Default)]
-pub struct Grants<'a> {
-    /// The tools named exactly, in name order, each with the references
-    /// that name it.
-    pub named: Vec<EffectiveTool<'a>>,
+#[derive(Debug, Clone)]
+pub struct Grants<'c, 'a> {
+    caps: &'c Capabilities<'a>,
+    /// Where each granting skill's entries start in grant order, and the
+    /// skill: a grant's place in grant order says which entry it is.
+    spans: Vec<(u32, u32)>,
+    /// The exact grants, by position in name order, then grant order.
+    exact: Vec<Exact>,
+    /// The wildcard grants, by first position, then grant order.
+    wild: Vec<Granting>,
     /// Each distinct wildcard, in pattern order, with the skills using it.
     pub wildcards: Vec<EffectiveWildcard>,
     /// The size of the effective tool set (distinct tools, through
@@ -506,16 +587,29 @@ pub struct Grants<'a> {
     pub tool_count: usize,
     /// How many tools of the effective set need approval.
     pub needs_approval: usize,
-    /// Every granting reference, deduplicated, in order.
-    sources: Vec<Source<'a>>,
 }
 
-/// A granting reference: a range of tool positions in name order.
-#[derive(Debug, Clone)]
-struct Source<'a> {
-    range: Range<usize>,
-    skill: usize,
-    reference: &'a str,
+/// An exact grant: the tool's position in name order and its place in
+/// grant order (8 bytes: a section can have a million).
+#[derive(Debug, Clone, Copy)]
+struct Exact {
+    position: u32,
+    seq: u32,
+}
+
+/// A wildcard grant: the positions in name order it grants and its place
+/// in grant order.
+#[derive(Debug, Clone, Copy)]
+struct Granting {
+    start: u32,
+    end: u32,
+    seq: u32,
+}
+
+impl Granting {
+    fn range(&self) -> Range<usize> {
+        wide(self.start)..wide(self.end)
+    }
 }
 
 /// A tool in an effective tool set, and the references that grant it.
@@ -796,20 +890,28 @@ impl<'a> Capabilities<'a> {
     /// [`Capabilities::tools`]): one, a wildcard's matches in name order,
     /// or none.
     pub fn resolves<'s>(&'s self, r: &ToolRef<'_>) -> impl Iterator<Item = usize> + 's {
-        let range = self.range_of(&r.target).unwrap_or(0..0);
+        let range = self.range_of(r).unwrap_or(0..0);
         self.by_name.get(range).unwrap_or_default().iter().copied()
     }
 
     /// How many tools a reference grants.
     pub fn matches(&self, r: &ToolRef<'_>) -> usize {
-        self.range_of(&r.target).map_or(0, |r| r.len())
+        self.range_of(r).map_or(0, |r| r.len())
     }
 
-    /// The positions in name order a target grants.
-    fn range_of(&self, target: &Target<'_>) -> Option<Range<usize>> {
-        match target {
-            Target::Tool(t) => self.rank.get(*t).map(|&k| k..k + 1),
-            Target::Wildcard(w) => self.wildcards.get(*w).map(|w| w.matches.clone()),
+    /// Why a reference grants nothing, when it does not.
+    pub fn dead_of(&self, r: &ToolRef<'_>) -> Option<&DeadReference<'a>> {
+        match r.target() {
+            Target::Dead(i) => self.dead_references.get(i),
+            _ => None,
+        }
+    }
+
+    /// The positions in name order a reference grants.
+    fn range_of(&self, r: &ToolRef<'_>) -> Option<Range<usize>> {
+        match r.target() {
+            Target::Tool(t) => self.rank.get(t).map(|&k| k..k + 1),
+            Target::Wildcard(w) => self.wildcards.get(w).map(|w| w.matches.clone()),
             Target::Dead(_) => None,
         }
     }
@@ -829,15 +931,18 @@ impl<'a> Capabilities<'a> {
     /// [`Agent::skills`], or [`Capabilities::unattached`]): the tools
     /// named exactly, the wildcards, and the size of the effective tool
     /// set and how many of it need approval. A skill's tools count only
-    /// when its status grants them; a (skill, reference) pair counts once.
+    /// when its status grants them; a (skill, entry text) pair counts once.
     ///
-    /// `O(S log S)` for the `S` references of the named skills; nothing is
-    /// expanded ([`Grants::expanded`] does that, one tool at a time).
-    pub fn grants(&self, skills: &[SkillRef<'a>]) -> Grants<'a> {
-        let mut seen: FastSet<(usize, &'a str)> = FastSet::default();
-        let mut sources: Vec<Source<'a>> = Vec::new();
-        let mut named: Vec<(usize, usize)> = Vec::new();
-        let mut wildcards: Vec<(usize, usize)> = Vec::new();
+    /// `O(S log S)` time and `O(S)` memory (16 bytes each) for the `S`
+    /// references of the named skills; nothing is expanded
+    /// ([`Grants::expanded`] does that, one tool at a time).
+    pub fn grants<'c>(&'c self, skills: &[SkillRef<'a>]) -> Grants<'c, 'a> {
+        let mut seen: FastSet<usize> = FastSet::default();
+        let mut spans: Vec<(u32, u32)> = Vec::new();
+        let mut exact: Vec<Exact> = Vec::new();
+        let mut wild: Vec<Granting> = Vec::new();
+        let mut wildcard_ids: Vec<(usize, usize)> = Vec::new();
+        let mut next = 0u32;
         for skill_ref in skills {
             if !skill_ref.status.grants_tools() {
                 continue;
@@ -848,78 +953,113 @@ impl<'a> Capabilities<'a> {
             else {
                 continue;
             };
-            for r in &skill.refs {
-                let Some(range) = self.range_of(&r.target) else {
+            // A skill named twice grants nothing more.
+            if !seen.insert(index) {
+                continue;
+            }
+            spans.push((next, small(index)));
+            for (j, r) in skill.refs.iter().enumerate() {
+                let seq = next.saturating_add(small(j));
+                if r.repeat() {
+                    continue;
+                }
+                let Some(range) = self.range_of(r) else {
                     continue;
                 };
-                if !seen.insert((index, r.text)) {
-                    continue;
-                }
-                let at = sources.len();
-                match r.target {
-                    Target::Tool(_) => named.push((range.start, at)),
-                    Target::Wildcard(w) => wildcards.push((w, at)),
+                match r.target() {
+                    Target::Tool(_) => exact.push(Exact {
+                        position: small(range.start),
+                        seq,
+                    }),
+                    Target::Wildcard(w) => {
+                        wildcard_ids.push((w, index));
+                        wild.push(Granting {
+                            start: small(range.start),
+                            end: small(range.end),
+                            seq,
+                        });
+                    }
                     Target::Dead(_) => {}
                 }
-                sources.push(Source {
-                    range,
-                    skill: index,
-                    reference: r.text,
-                });
             }
+            next = next.saturating_add(small(skill.refs.len()));
         }
-        // Named tools: by position in name order, then grant order.
-        named.sort_unstable();
-        let mut named_tools: Vec<EffectiveTool<'a>> = Vec::new();
-        let mut last = None;
-        for (position, at) in named {
-            let (Some(tool), Some(source)) = (self.tool_at(position), sources.get(at)) else {
-                continue;
-            };
-            let grant = Grant {
-                skill: source.skill,
-                reference: source.reference,
-            };
-            match named_tools.last_mut() {
-                Some(e) if last == Some(position) => e.granted_by.push(grant),
-                _ => named_tools.push(EffectiveTool {
-                    tool,
-                    granted_by: vec![grant],
-                }),
-            }
-            last = Some(position);
-        }
-        // Wildcards: by pattern, then use order; a skill listed once.
-        wildcards.sort_unstable_by(|a, b| {
+        // In place: no scratch room for a million entries.
+        exact.sort_unstable_by_key(|e| (e.position, e.seq));
+        wild.sort_unstable_by_key(|g| (g.start, g.seq));
+
+        // Each distinct wildcard once, by pattern, its skills in order.
+        wildcard_ids.sort_by(|a, b| {
             let pattern = |w: usize| self.wildcards.get(w).map_or("", |w| w.pattern);
-            pattern(a.0).cmp(pattern(b.0)).then(a.1.cmp(&b.1))
+            pattern(a.0).cmp(pattern(b.0))
         });
-        let mut effective_wildcards: Vec<EffectiveWildcard> = Vec::new();
-        for (w, at) in wildcards {
-            let Some(source) = sources.get(at) else {
-                continue;
-            };
-            match effective_wildcards.last_mut() {
+        let mut wildcards: Vec<EffectiveWildcard> = Vec::new();
+        for (w, skill) in wildcard_ids {
+            match wildcards.last_mut() {
                 Some(e) if e.wildcard == w => {
-                    if !e.skills.contains(&source.skill) {
-                        e.skills.push(source.skill);
+                    if !e.skills.contains(&skill) {
+                        e.skills.push(skill);
                     }
                 }
-                _ => effective_wildcards.push(EffectiveWildcard {
+                _ => wildcards.push(EffectiveWildcard {
                     wildcard: w,
-                    skills: vec![source.skill],
-                    needs_approval: self.approvals_in(&source.range),
+                    skills: vec![skill],
+                    needs_approval: self
+                        .wildcards
+                        .get(w)
+                        .map_or(0, |w| self.approvals_in(&w.matches)),
                 }),
             }
         }
-        let merged = merge(sources.iter().map(|s| s.range.clone()).collect());
+        let ranges = wildcards
+            .iter()
+            .filter_map(|w| self.wildcards.get(w.wildcard))
+            .map(|w| w.matches.clone())
+            .collect();
+        let mut positions = exact.iter().map(|e| wide(e.position)).peekable();
+        let (tool_count, needs_approval) = self.union(merge(ranges), &mut positions);
         Grants {
-            named: named_tools,
-            wildcards: effective_wildcards,
-            tool_count: merged.iter().map(Range::len).sum(),
-            needs_approval: merged.iter().map(|r| self.approvals_in(r)).sum(),
-            sources,
+            caps: self,
+            spans,
+            exact,
+            wild,
+            wildcards,
+            tool_count,
+            needs_approval,
         }
+    }
+
+    /// The size of the union of disjoint sorted `ranges` and sorted
+    /// `positions`, and how many of it need approval.
+    fn union(
+        &self,
+        ranges: Vec<Range<usize>>,
+        positions: &mut dyn Iterator<Item = usize>,
+    ) -> (usize, usize) {
+        let mut count: usize = ranges.iter().map(Range::len).sum();
+        let mut approvals: usize = ranges.iter().map(|r| self.approvals_in(r)).sum();
+        let mut covering = ranges.iter().peekable();
+        let mut last = None;
+        for position in positions {
+            if last == Some(position) {
+                continue;
+            }
+            last = Some(position);
+            while covering.next_if(|r| r.end <= position).is_some() {}
+            if covering.peek().is_some_and(|r| r.start <= position) {
+                continue;
+            }
+            count += 1;
+            approvals += self.approvals_in(&(position..position + 1));
+        }
+        (count, approvals)
+    }
+
+    /// The dead references of a skill, in order.
+    pub fn skill_dead(&self, skill: &Skill<'_>) -> &[DeadReference<'a>] {
+        self.dead_references
+            .get(skill.dead.clone())
+            .unwrap_or_default()
     }
 
     /// The dead references of a list of skill references, in order: each
@@ -934,10 +1074,8 @@ impl<'a> Capabilities<'a> {
             let of_skill = skill_ref
                 .skill
                 .and_then(|i| self.skills.get(i))
-                .map(|s| s.refs.as_slice())
-                .unwrap_or_default()
-                .iter()
-                .filter_map(ToolRef::dead);
+                .map(|s| self.skill_dead(s))
+                .unwrap_or_default();
             own.into_iter().chain(of_skill)
         })
     }
@@ -957,110 +1095,158 @@ fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
     out
 }
 
-impl<'a> Grants<'a> {
+impl<'c, 'a> Grants<'c, 'a> {
+    /// The grant at this place in grant order.
+    fn grant(&self, seq: u32) -> Option<Grant<'a>> {
+        let span = self.spans.partition_point(|&(start, _)| start <= seq);
+        let &(start, skill) = self.spans.get(span.checked_sub(1)?)?;
+        let skill = wide(skill);
+        let r = self
+            .caps
+            .skills
+            .get(skill)?
+            .refs
+            .get(wide(seq.checked_sub(start)?))?;
+        Some(Grant {
+            skill,
+            reference: r.text(),
+        })
+    }
+
+    /// The exact grants, one group per tool.
+    fn groups(&self) -> impl Iterator<Item = &[Exact]> + '_ {
+        self.exact.chunk_by(|a, b| a.position == b.position)
+    }
+
+    /// The tools named exactly, in name order, each with the exact
+    /// references that name it, one at a time.
+    pub fn named(&self) -> impl Iterator<Item = EffectiveTool<'a>> + '_ {
+        let caps = self.caps;
+        self.groups().filter_map(move |group| {
+            let tool = caps.tool_at(wide(group.first()?.position))?;
+            let granted_by = group.iter().filter_map(|e| self.grant(e.seq)).collect();
+            Some(EffectiveTool { tool, granted_by })
+        })
+    }
+
+    /// How many distinct tools are named exactly.
+    pub fn named_count(&self) -> usize {
+        self.groups().count()
+    }
+
+    /// The tools named exactly, without their grants.
+    fn named_tools(&self) -> impl Iterator<Item = usize> + '_ {
+        self.groups()
+            .filter_map(|group| self.caps.tool_at(wide(group.first()?.position)))
+    }
+
     /// The whole effective tool set, in name order, each tool with every
     /// reference that grants it (wildcards included), one tool at a time:
-    /// a sweep over the granting ranges, so the cost is the size of what
-    /// it yields.
-    pub fn expanded<'s>(
-        &'s self,
-        caps: &'s Capabilities<'a>,
-    ) -> impl Iterator<Item = EffectiveTool<'a>> + 's {
-        Sweep::new(self, caps)
-    }
-
-    /// The positions (in name order) of the effective tool set.
-    fn positions(&self) -> impl Iterator<Item = usize> {
-        merge(self.sources.iter().map(|s| s.range.clone()).collect())
-            .into_iter()
-            .flatten()
-    }
-}
-
-/// The sweep behind [`Grants::expanded`].
-struct Sweep<'s, 'a> {
-    caps: &'s Capabilities<'a>,
-    sources: &'s [Source<'a>],
-    /// Source ids by range start.
-    by_start: Vec<usize>,
-    next_start: usize,
-    /// The sources covering the current position, in grant order.
-    active: std::collections::BTreeSet<usize>,
-    /// (end, id) of the active sources, smallest end first.
-    ends: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>>,
-    position: usize,
-}
-
-impl<'s, 'a> Sweep<'s, 'a> {
-    fn new(grants: &'s Grants<'a>, caps: &'s Capabilities<'a>) -> Self {
-        let sources = grants.sources.as_slice();
-        let mut by_start: Vec<usize> = (0..sources.len()).collect();
-        by_start.sort_by_key(|&i| sources.get(i).map_or(0, |s| s.range.start));
+    /// a sweep over the grants, so the cost is the size of what it yields.
+    pub fn expanded(&self) -> impl Iterator<Item = EffectiveTool<'a>> + '_ {
         Sweep {
-            caps,
-            sources,
-            by_start,
-            next_start: 0,
-            active: std::collections::BTreeSet::new(),
+            grants: self,
+            exact: 0,
+            wild: 0,
+            active: std::collections::BTreeMap::new(),
             ends: std::collections::BinaryHeap::new(),
             position: 0,
         }
     }
 
-    fn start_of(&self, k: usize) -> Option<usize> {
-        let id = *self.by_start.get(k)?;
-        self.sources.get(id).map(|s| s.range.start)
+    /// The positions (in name order) of the effective tool set, some more
+    /// than once.
+    fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        let ranges = merge(self.wild.iter().map(Granting::range).collect());
+        ranges
+            .into_iter()
+            .flatten()
+            .chain(self.exact.iter().map(|e| wide(e.position)))
     }
 }
 
-impl<'a> Iterator for Sweep<'_, 'a> {
+/// The sweep behind [`Grants::expanded`]: the exact grants and the
+/// wildcard grants are both sorted by position; the wildcards covering the
+/// current position are kept by grant order.
+struct Sweep<'g, 'c, 'a> {
+    grants: &'g Grants<'c, 'a>,
+    /// The next exact grant.
+    exact: usize,
+    /// The next wildcard grant to start.
+    wild: usize,
+    /// The wildcard grants covering the current position, by grant order.
+    active: std::collections::BTreeMap<u32, &'g Granting>,
+    /// (end, seq) of the active wildcard grants, smallest end first.
+    ends: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u32)>>,
+    position: u32,
+}
+
+impl<'a> Iterator for Sweep<'_, '_, 'a> {
     type Item = EffectiveTool<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let (exact, wild, caps) = (&self.grants.exact, &self.grants.wild, self.grants.caps);
         loop {
-            // Drop the sources that end at or before this position.
-            while let Some(std::cmp::Reverse((end, id))) = self.ends.peek().copied() {
+            // Drop the wildcards that end at or before this position.
+            while let Some(std::cmp::Reverse((end, seq))) = self.ends.peek().copied() {
                 if end > self.position {
                     break;
                 }
                 self.ends.pop();
-                self.active.remove(&id);
+                self.active.remove(&seq);
             }
             if self.active.is_empty() {
-                // Jump to the next range.
-                let start = self.start_of(self.next_start)?;
-                self.position = self.position.max(start);
+                // Jump to the next grant.
+                let next_exact = exact.get(self.exact).map(|e| e.position);
+                let next_wild = wild.get(self.wild).map(|g| g.start);
+                let next = match (next_exact, next_wild) {
+                    (Some(a), Some(b)) => a.min(b),
+                    (Some(a), None) | (None, Some(a)) => a,
+                    (None, None) => return None,
+                };
+                self.position = self.position.max(next);
             }
-            while let Some(start) = self.start_of(self.next_start) {
-                if start > self.position {
+            while let Some(g) = wild.get(self.wild) {
+                if g.start > self.position {
                     break;
                 }
-                if let Some(&id) = self.by_start.get(self.next_start)
-                    && let Some(s) = self.sources.get(id)
-                    && s.range.end > self.position
-                {
-                    self.active.insert(id);
-                    self.ends.push(std::cmp::Reverse((s.range.end, id)));
+                if g.end > self.position {
+                    self.active.insert(g.seq, g);
+                    self.ends.push(std::cmp::Reverse((g.end, g.seq)));
                 }
-                self.next_start += 1;
+                self.wild += 1;
             }
             let position = self.position;
-            self.position += 1;
-            if self.active.is_empty() {
+            self.position = self.position.saturating_add(1);
+            // The exact grants here, merged with the active wildcards by
+            // grant order.
+            let from = self.exact;
+            while exact
+                .get(self.exact)
+                .is_some_and(|e| e.position == position)
+            {
+                self.exact += 1;
+            }
+            let here = exact.get(from..self.exact).unwrap_or_default();
+            if here.is_empty() && self.active.is_empty() {
                 continue;
             }
-            let Some(tool) = self.caps.tool_at(position) else {
+            let Some(tool) = caps.tool_at(wide(position)) else {
                 continue;
             };
-            let granted_by = self
-                .active
-                .iter()
-                .filter_map(|&id| self.sources.get(id))
-                .map(|s| Grant {
-                    skill: s.skill,
-                    reference: s.reference,
-                })
-                .collect();
+            let mut granted_by = Vec::with_capacity(here.len() + self.active.len());
+            let mut here = here.iter().peekable();
+            let mut active = self.active.values().peekable();
+            loop {
+                let seq = match (here.peek(), active.peek()) {
+                    (Some(e), Some(g)) if g.seq < e.seq => active.next().map(|g| g.seq),
+                    (Some(_), _) => here.next().map(|e| e.seq),
+                    (None, Some(_)) => active.next().map(|g| g.seq),
+                    (None, None) => None,
+                };
+                let Some(seq) = seq else { break };
+                granted_by.extend(self.grants.grant(seq));
+            }
             return Some(EffectiveTool { tool, granted_by });
         }
     }
@@ -1151,24 +1337,49 @@ impl Summary {
                 }
             }
         }
-        let mut ranges = Vec::new();
+        // The granted tools: exact ones as positions in name order, and
+        // each distinct wildcard once.
+        let mut exact = vec![false; caps.tools.len()];
+        let mut wild = vec![false; caps.wildcards.len()];
         let mut skills = 0;
         for (i, skill) in caps.skills.iter().enumerate() {
             if !shown.get(i).copied().unwrap_or(false) {
                 continue;
             }
             skills += 1;
-            dead += skill.refs.iter().filter(|r| r.dead().is_some()).count();
-            if granting.get(i).copied().unwrap_or(false) {
-                ranges.extend(skill.refs.iter().filter_map(|r| caps.range_of(&r.target)));
+            dead += skill.dead.len();
+            if !granting.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            for r in &skill.refs {
+                let slot = match r.target() {
+                    Target::Tool(t) => caps.rank.get(t).and_then(|&k| exact.get_mut(k)),
+                    Target::Wildcard(w) => wild.get_mut(w),
+                    Target::Dead(_) => None,
+                };
+                if let Some(slot) = slot {
+                    *slot = true;
+                }
             }
         }
-        let merged = merge(ranges);
+        let ranges = caps
+            .wildcards
+            .iter()
+            .zip(&wild)
+            .filter(|(_, used)| **used)
+            .map(|(w, _)| w.matches.clone())
+            .collect();
+        let mut positions = exact
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| **e)
+            .map(|(k, _)| k);
+        let (tools, needs_approval) = caps.union(merge(ranges), &mut positions);
         Summary {
             agents: view.agents.len(),
             skills,
-            tools: merged.iter().map(Range::len).sum(),
-            needs_approval: merged.iter().map(|r| caps.approvals_in(r)).sum(),
+            tools,
+            needs_approval,
             dead,
         }
     }
@@ -1181,9 +1392,25 @@ impl<'a> Capabilities<'a> {
     /// matches by [`Edge::Matches`]; a tool reached only that way is drawn
     /// only in an expanded diagram.
     pub fn graph(&self) -> DiGraph<Node<'_>, Edge> {
+        // Sized up front (at most what can be added): a graph of a million
+        // edges grown by doubling would hold two copies while it grows.
+        let refs: usize = self.skills.iter().map(|s| s.refs.len()).sum();
+        let named: usize = self.agents.iter().map(|a| a.skills.len()).sum();
+        let matches: usize = self.wildcards.iter().map(Wildcard::len).sum();
+        let objects: FastSet<&str> = self.actions.iter().filter_map(|a| a.object).collect();
+        let nodes = self.skills.len()
+            + self.agents.len()
+            + self.wildcards.len()
+            + self.tools.len()
+            + self.actions.len()
+            + objects.len()
+            + self.dead_references.len()
+            + named;
+        let edges = refs + named + matches + self.tools.len() + self.actions.len();
+        drop(objects);
         let mut g = GraphBuilder {
             caps: self,
-            graph: DiGraph::new(),
+            graph: DiGraph::with_capacity(nodes, edges),
             tools: vec![None; self.tools.len()],
             actions: vec![None; self.actions.len()],
             wildcards: vec![None; self.wildcards.len()],
@@ -1196,18 +1423,19 @@ impl<'a> Capabilities<'a> {
             skill_nodes.push(from);
             let mut linked: FastSet<NodeIndex> = FastSet::default();
             for r in &skill.refs {
-                let to = match &r.target {
-                    Target::Dead(dead) => {
+                let to = match r.target() {
+                    Target::Dead(_) => {
+                        let dead = self.dead_of(r);
                         let node = g.graph.add_node(Node::Dead {
-                            kind: dead.kind,
-                            reference: r.text,
-                            suggestion: dead.suggestion.as_deref(),
+                            kind: dead.map_or(DeadKind::ToolUnresolved, |d| d.kind),
+                            reference: r.text(),
+                            suggestion: dead.and_then(|d| d.suggestion.as_deref()),
                         });
                         g.graph.add_edge(from, node, Edge::Dead);
                         continue;
                     }
-                    Target::Tool(t) => g.tool(*t),
-                    Target::Wildcard(w) => g.wildcard(*w),
+                    Target::Tool(t) => g.tool(t),
+                    Target::Wildcard(w) => g.wildcard(w),
                 };
                 if linked.insert(to) {
                     g.graph.add_edge(from, to, Edge::Grants);
@@ -1369,17 +1597,21 @@ struct Builder<'a> {
     skill_by_name: FastMap<&'a str, usize>,
     wildcards: Vec<Wildcard<'a>>,
     wildcard_by_pattern: FastMap<&'a str, usize>,
+    dead: Vec<DeadReference<'a>>,
 }
 
-/// The tool names during the build: sorted, hashed, and the suggestion
-/// universe (made on the first miss).
+/// The tool names during the build: hashed, sorted, and the suggestions
+/// for the references that miss.
 struct Names<'t> {
-    by_name: FastMap<&'t str, usize>,
-    /// (name, tool index) in name order.
-    sorted: Vec<(&'t str, usize)>,
-    universe: OnceCell<Universe>,
-    skill_names: OnceCell<Universe>,
     tools: &'t [Tool<'t>],
+    /// Tool indices, hashed by name.
+    table: hashbrown::HashTable<u32>,
+    hasher: FastHash,
+    /// Tool indices in name order.
+    sorted: Vec<u32>,
+    /// The suggestion for each distinct tool reference that misses.
+    suggestions: FastMap<&'t str, Option<String>>,
+    skill_names: OnceCell<Universe>,
     /// Every skill record's name, in document order.
     skill_list: Vec<&'t str>,
 }
@@ -1395,6 +1627,7 @@ impl<'a> Builder<'a> {
             skill_by_name: FastMap::default(),
             wildcards: Vec::new(),
             wildcard_by_pattern: FastMap::default(),
+            dead: Vec::new(),
         }
     }
 
@@ -1411,6 +1644,9 @@ impl<'a> Builder<'a> {
 
     fn build(mut self) -> Capabilities<'a> {
         self.read_actions();
+        // Vectors grown by doubling keep up to half their room unused; the
+        // large ones are trimmed once they are complete.
+        self.actions.shrink_to_fit();
         let flows: FastSet<&'a str> = self
             .collection("flows")
             .iter()
@@ -1421,8 +1657,10 @@ impl<'a> Builder<'a> {
         let (by_name, rank, approvals_before, skills_done, agents, unattached) = {
             let names = Names::new(&tools, &skill_records);
             self.read_skills(&skill_records, &names);
+            self.skills.shrink_to_fit();
+            self.dead.shrink_to_fit();
             let agents = self.read_agents(&names);
-            let by_name: Vec<usize> = names.sorted.iter().map(|&(_, i)| i).collect();
+            let by_name: Vec<usize> = names.sorted.iter().map(|&i| wide(i)).collect();
             let mut rank = vec![0; tools.len()];
             for (k, &i) in by_name.iter().enumerate() {
                 if let Some(r) = rank.get_mut(i) {
@@ -1436,7 +1674,8 @@ impl<'a> Builder<'a> {
                 count += usize::from(tools.get(i).is_some_and(|t| t.approval.is_some()));
                 approvals_before.push(count);
             }
-            let unattached = self.unattached(&agents);
+            let mut unattached = self.unattached(&agents);
+            unattached.shrink_to_fit();
             (
                 by_name,
                 rank,
@@ -1453,6 +1692,7 @@ impl<'a> Builder<'a> {
             tools,
             actions: self.actions,
             wildcards: self.wildcards,
+            dead_references: self.dead,
             by_name,
             rank,
             approvals_before,
@@ -1486,22 +1726,25 @@ impl<'a> Builder<'a> {
 
     fn read_actions(&mut self) {
         for (file, record) in self.collection("actions") {
-            let path = located(file, &path_of("actions", record.index()));
             let object = record.str("objectName");
-            self.push_action(&record, path, object);
+            self.push_action(&record, (file, None), object);
         }
         for (file, object) in self.collection("objects") {
-            let object_path = path_of("objects", object.index());
+            let owner = Some(small(object.index()));
             let object_name = object.name();
             for record in records(object.get("actions"), self.arena) {
-                let path = located(file, &object_path.key("actions").index(record.index()));
-                let owner = record.str("objectName").or(object_name);
-                self.push_action(&record, path, owner);
+                let object = record.str("objectName").or(object_name);
+                self.push_action(&record, (file, owner), object);
             }
         }
     }
 
-    fn push_action(&mut self, record: &Record<'a>, path: String, object: Option<&'a str>) {
+    fn push_action(
+        &mut self,
+        record: &Record<'a>,
+        (file, owner): (Option<&'a str>, Option<u32>),
+        object: Option<&'a str>,
+    ) {
         let Some(name) = record.name() else { return };
         let fields: &Map<'_> = record.fields;
         let index = self.actions.len();
@@ -1509,9 +1752,11 @@ impl<'a> Builder<'a> {
             name,
             label: record.str("label"),
             object,
-            path,
-            skip: materialise::static_skip(fields),
+            skip: materialise::static_skip(fields).map(Box::new),
             approval: materialise::needs_confirmation(fields),
+            file,
+            owner,
+            index: u32::try_from(record.index()).unwrap_or(u32::MAX),
         });
         self.action_by_name.entry(name).or_insert(index);
     }
@@ -1571,6 +1816,7 @@ impl<'a> Builder<'a> {
                 approval: action.approval,
             });
         }
+        tools.shrink_to_fit();
         tools
     }
 
@@ -1636,20 +1882,23 @@ impl<'a> Builder<'a> {
             let index = self.skills.len();
             let name = display_name(record);
             let path = located(*file, &path_of("skills", record.index()));
-            let mut refs = Vec::new();
-            if let Some(entries) = record.get("tools").and_then(Value::as_array) {
-                for (j, entry) in entries.iter().enumerate() {
-                    let Some(text) = entry.as_str().filter(|t| !t.is_empty()) else {
-                        continue;
-                    };
-                    let target = self.resolve(text, &path, j, &name, names);
-                    refs.push(ToolRef {
-                        text,
-                        index: j,
-                        target,
-                    });
-                }
+            let entries = record
+                .get("tools")
+                .and_then(Value::as_array)
+                .unwrap_or_default();
+            // Sized once: a million references in vectors grown by
+            // doubling would waste a third of their memory.
+            let mut refs = Vec::with_capacity(entries.len());
+            let dead_start = self.dead.len();
+            let mut texts: FastSet<&'a str> = FastSet::default();
+            for (j, entry) in entries.iter().enumerate() {
+                let Some(text) = entry.as_str().filter(|t| !t.is_empty()) else {
+                    continue;
+                };
+                let target = self.resolve(text, &path, j, &name, names);
+                refs.push(ToolRef::new(entry, j, !texts.insert(text), target));
             }
+            refs.shrink_to_fit();
             if let Some(n) = record.name() {
                 self.skill_by_name.entry(n).or_insert(index);
             }
@@ -1660,6 +1909,7 @@ impl<'a> Builder<'a> {
                 active: active_of(record),
                 path,
                 refs,
+                dead: dead_start..self.dead.len(),
             });
         }
     }
@@ -1672,16 +1922,14 @@ impl<'a> Builder<'a> {
         j: usize,
         skill: &Cow<'a, str>,
         names: &Names<'_>,
-    ) -> Target<'a> {
-        let dead = |kind: DeadKind, message: String, suggestion: Option<&str>| {
-            Target::Dead(Box::new(DeadReference {
-                kind,
-                reference: text,
-                path: format!("{skill_path}.tools[{j}]"),
-                skill: Some(skill.clone()),
-                message: with_suggestion(message, suggestion),
-                suggestion: suggestion.map(str::to_owned),
-            }))
+    ) -> Target {
+        let dead = |kind: DeadKind, message: String, suggestion: Option<&str>| DeadReference {
+            kind,
+            reference: text,
+            path: format!("{skill_path}.tools[{j}]"),
+            skill: Some(skill.clone()),
+            message: with_suggestion(message, suggestion),
+            suggestion: suggestion.map(str::to_owned),
         };
         if let Some(prefix) = text.strip_suffix('*') {
             let id = match self.wildcard_by_pattern.get(text) {
@@ -1700,13 +1948,14 @@ impl<'a> Builder<'a> {
             if !empty {
                 return Target::Wildcard(id);
             }
-            return dead(
+            let d = dead(
                 DeadKind::WildcardEmpty,
                 format!("no tool name starts with \"{prefix}\", so the wildcard grants nothing."),
                 None,
             );
+            return self.push_dead(d);
         }
-        if let Some(&i) = names.by_name.get(text) {
+        if let Some(i) = names.get(text) {
             return Target::Tool(i);
         }
         let not_materialised = text
@@ -1714,12 +1963,13 @@ impl<'a> Builder<'a> {
             .and_then(|name| self.action_by_name.get(name))
             .and_then(|&i| self.actions.get(i))
             .and_then(|a| a.skip.as_ref().map(|skip| (a, skip)));
-        match not_materialised {
+        let d = match not_materialised {
             Some((action, skip)) => dead(
                 DeadKind::ActionNotMaterialised,
                 format!(
                     "action \"{}\" ({}) exists but does not become a tool: {skip}.",
-                    action.name, action.path
+                    action.name,
+                    action.path()
                 ),
                 None,
             ),
@@ -1729,9 +1979,15 @@ impl<'a> Builder<'a> {
                     "no platform tool, tool record or AI-exposed action is named \"{text}\"; \
                      the model is told about a tool it cannot call."
                 ),
-                names.universe().suggest(text),
+                names.suggestion(text),
             ),
-        }
+        };
+        self.push_dead(d)
+    }
+
+    fn push_dead(&mut self, dead: DeadReference<'a>) -> Target {
+        self.dead.push(dead);
+        Target::Dead(self.dead.len() - 1)
     }
 
     fn read_agents(&self, names: &Names<'_>) -> Vec<Agent<'a>> {
@@ -1842,45 +2098,85 @@ impl<'a> Builder<'a> {
 
 impl<'t> Names<'t> {
     fn new(tools: &'t [Tool<'t>], skills: &[(Option<&'t str>, Record<'t>)]) -> Self {
-        let mut sorted: Vec<(&'t str, usize)> = tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.as_ref(), i))
-            .collect();
-        sorted.sort_unstable();
-        Names {
-            by_name: tools
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.name.as_ref(), i))
-                .collect(),
-            sorted,
-            universe: OnceCell::new(),
-            skill_names: OnceCell::new(),
-            tools,
-            skill_list: skills.iter().filter_map(|(_, r)| r.name()).collect(),
+        let hasher = FastHash::default();
+        let mut table = hashbrown::HashTable::with_capacity(tools.len());
+        let name = |i: u32| tools.get(wide(i)).map_or("", |t| t.name.as_ref());
+        for (i, tool) in tools.iter().enumerate() {
+            table.insert_unique(hasher.hash_one(tool.name.as_ref()), small(i), |&j| {
+                hasher.hash_one(name(j))
+            });
         }
+        let mut sorted: Vec<u32> = (0..tools.len()).map(small).collect();
+        sorted.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        let mut names = Names {
+            tools,
+            table,
+            hasher,
+            sorted,
+            suggestions: FastMap::default(),
+            skill_names: OnceCell::new(),
+            skill_list: skills.iter().filter_map(|(_, r)| r.name()).collect(),
+        };
+        names.suggest_misses(skills);
+        names
+    }
+
+    fn name(&self, i: u32) -> &'t str {
+        self.tools.get(wide(i)).map_or("", |t| t.name.as_ref())
+    }
+
+    /// The tool named so.
+    fn get(&self, name: &str) -> Option<usize> {
+        self.table
+            .find(self.hasher.hash_one(name), |&i| self.name(i) == name)
+            .map(|&i| wide(i))
+    }
+
+    /// Suggests a name for every distinct exact reference that misses,
+    /// before the references are built: the suggestion index is then
+    /// freed before the view's largest part exists.
+    fn suggest_misses(&mut self, skills: &[(Option<&'t str>, Record<'t>)]) {
+        let mut universe: Option<Universe> = None;
+        for (_, record) in skills {
+            let entries = record
+                .get("tools")
+                .and_then(Value::as_array)
+                .unwrap_or_default();
+            for text in entries.iter().filter_map(Value::as_str) {
+                if text.is_empty()
+                    || text.ends_with('*')
+                    || self.suggestions.contains_key(text)
+                    || self.get(text).is_some()
+                {
+                    continue;
+                }
+                let universe = universe.get_or_insert_with(|| {
+                    Universe::new(
+                        self.tools
+                            .iter()
+                            .map(|t| t.name.as_ref().to_owned())
+                            .collect(),
+                    )
+                });
+                self.suggestions
+                    .insert(text, universe.suggest(text).map(str::to_owned));
+            }
+        }
+    }
+
+    /// The suggestion for a reference that misses.
+    fn suggestion(&self, text: &str) -> Option<&str> {
+        self.suggestions.get(text).and_then(Option::as_deref)
     }
 
     /// The positions in name order of the names starting with `prefix`.
     fn prefixed(&self, prefix: &str) -> Range<usize> {
-        let start = self.sorted.partition_point(|(n, _)| *n < prefix);
-        let end = self
-            .sorted
-            .partition_point(|(n, _)| *n < prefix || n.starts_with(prefix));
+        let start = self.sorted.partition_point(|&i| self.name(i) < prefix);
+        let end = self.sorted.partition_point(|&i| {
+            let n = self.name(i);
+            n < prefix || n.starts_with(prefix)
+        });
         start..end.max(start)
-    }
-
-    /// The tool names in scan order, for suggestions (made on first use).
-    fn universe(&self) -> &Universe {
-        self.universe.get_or_init(|| {
-            Universe::new(
-                self.tools
-                    .iter()
-                    .map(|t| t.name.as_ref().to_owned())
-                    .collect(),
-            )
-        })
     }
 
     /// The skill names in document order, for suggestions.
@@ -1902,7 +2198,7 @@ mod tests {
 
     fn tool_names(caps: &Capabilities<'_>, skills: &[SkillRef<'_>]) -> Vec<String> {
         caps.grants(skills)
-            .expanded(caps)
+            .expanded()
             .map(|t| caps.tools[t.tool].name.to_string())
             .collect()
     }
@@ -2011,6 +2307,26 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_is_sixteen_bytes_and_keeps_its_parts() {
+        assert_eq!(std::mem::size_of::<ToolRef<'_>>(), 16);
+        let entry = Value::String("x*");
+        for target in [Target::Tool(7), Target::Wildcard(0), Target::Dead(1 << 29)] {
+            for repeat in [false, true] {
+                let r = ToolRef::new(&entry, 41, repeat, target);
+                assert_eq!(
+                    (r.target(), r.index(), r.repeat(), r.text()),
+                    (target, 41, repeat, "x*")
+                );
+            }
+        }
+        // Out of range: saturated, so it finds nothing rather than
+        // something else.
+        let r = ToolRef::new(&entry, usize::MAX, false, Target::Tool(usize::MAX));
+        assert_eq!(r.target(), Target::Tool((1 << 30) - 1));
+        assert_eq!(r.index(), (1 << 31) - 1);
+    }
+
+    #[test]
     fn merge_joins_overlapping_and_touching_ranges() {
         assert_eq!(merge(vec![5..7, 0..2, 1..3, 3..4, 9..9]), vec![0..4, 5..7]);
     }
@@ -2023,7 +2339,7 @@ mod tests {
         ]}));
         let grants = c.grants(&c.unattached);
         let expanded: Vec<(String, Vec<(usize, &str)>)> = grants
-            .expanded(&c)
+            .expanded()
             .map(|t| {
                 (
                     c.tools[t.tool].name.to_string(),
@@ -2053,7 +2369,7 @@ mod tests {
         );
         assert_eq!(grants.tool_count, query.len());
         assert_eq!(grants.wildcards.len(), 2);
-        assert_eq!(grants.named.len(), 1);
-        assert_eq!(grants.named[0].granted_by.len(), 2);
+        assert_eq!(grants.named_count(), 1);
+        assert_eq!(grants.named().next().unwrap().granted_by.len(), 2);
     }
 }

@@ -93,7 +93,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// One entry of a summarised effective tool list, in name order.
 enum Entry<'g, 'a> {
-    Tool(&'g EffectiveTool<'a>),
+    Tool(EffectiveTool<'a>),
     Wildcard(&'g EffectiveWildcard),
 }
 
@@ -128,32 +128,33 @@ fn section<W: io::Write>(
             .map(|t| t.name.chars().count())
             .max()
             .unwrap_or(0);
-        for effective in grants.expanded(caps) {
+        for effective in grants.expanded() {
             tool_line(lines, caps, &effective, width)?;
         }
     } else {
         let pattern =
             |w: &EffectiveWildcard| caps.wildcards.get(w.wildcard).map_or("", |w| w.pattern);
-        let name = |t: &EffectiveTool<'_>| caps.tools.get(t.tool).map_or("", |t| t.name.as_ref());
+        let name = |t: usize| caps.tools.get(t).map_or("", |t| t.name.as_ref());
         let width = grants
-            .named
-            .iter()
+            .named_tools()
             .map(|t| name(t).chars().count())
             .chain(grants.wildcards.iter().map(|w| pattern(w).chars().count()))
             .max()
             .unwrap_or(0);
         // Both lists are in name order: merge them.
-        let mut tools = grants.named.iter().peekable();
+        let mut tools = grants.named().peekable();
         let mut wildcards = grants.wildcards.iter().peekable();
         loop {
             let entry = match (tools.peek(), wildcards.peek()) {
-                (Some(t), Some(w)) if pattern(w) < name(t) => wildcards.next().map(Entry::Wildcard),
+                (Some(t), Some(w)) if pattern(w) < name(t.tool) => {
+                    wildcards.next().map(Entry::Wildcard)
+                }
                 (Some(_), _) => tools.next().map(Entry::Tool),
                 (None, Some(_)) => wildcards.next().map(Entry::Wildcard),
                 (None, None) => None,
             };
             match entry {
-                Some(Entry::Tool(t)) => tool_line(lines, caps, t, width)?,
+                Some(Entry::Tool(t)) => tool_line(lines, caps, &t, width)?,
                 Some(Entry::Wildcard(w)) => wildcard_line(lines, caps, w, width)?,
                 None => break,
             }
@@ -308,16 +309,15 @@ fn ref_lines<W: io::Write>(
     last: bool,
 ) -> io::Result<()> {
     let (here, below) = branch(last);
-    match &r.target {
-        Target::Dead(dead) => lines.emit(|l| {
-            let _ = write!(
-                l,
-                "{prefix}{here}{}: DEAD {}: {}",
-                r.text, dead.kind, dead.message
-            );
+    match r.target() {
+        Target::Dead(_) => lines.emit(|l| {
+            let _ = write!(l, "{prefix}{here}{}: DEAD", r.text());
+            if let Some(dead) = caps.dead_of(r) {
+                let _ = write!(l, " {}: {}", dead.kind, dead.message);
+            }
         }),
         Target::Tool(t) => {
-            let Some(tool) = caps.tools.get(*t) else {
+            let Some(tool) = caps.tools.get(t) else {
                 return Ok(());
             };
             lines.emit(|l| {
@@ -331,7 +331,7 @@ fn ref_lines<W: io::Write>(
                 let _ = write!(
                     l,
                     "{prefix}{here}{}: wildcard, {}",
-                    r.text,
+                    r.text(),
                     plural(n, "tool", "tools")
                 );
             })?;
