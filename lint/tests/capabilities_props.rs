@@ -217,6 +217,22 @@ proptest! {
     }
 
     #[test]
+    fn the_expanded_diagram_draws_the_graph(stack in stack()) {
+        let caps = build_caps(&stack);
+        let graph = caps.graph();
+        let options = RenderOptions { format: Format::Dot, agent: None, expand: true };
+        let dot = capabilities::render(&caps, &options).unwrap();
+        let nodes = dot.lines().filter(|l| l.contains(" [label=")).count();
+        let edges = dot.lines().filter(|l| l.contains(" -> ")).count();
+        prop_assert_eq!(nodes, graph.node_count());
+        prop_assert_eq!(edges, graph.edge_count());
+        // Summarised, nothing is drawn that only a wildcard's matches reach.
+        let options = RenderOptions { expand: false, ..options };
+        let short = capabilities::render(&caps, &options).unwrap();
+        prop_assert!(short.lines().filter(|l| l.contains(" [label=")).count() <= nodes);
+    }
+
+    #[test]
     fn effective_tools_are_the_union_of_bound_skills(stack in stack()) {
         let caps = build_caps(&stack);
         let sections = caps

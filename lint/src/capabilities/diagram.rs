@@ -1,23 +1,296 @@
-//! The graph formats: Graphviz dot and Mermaid flowcharts.
+//! The graph formats: Graphviz dot and Mermaid flowcharts, and the order
+//! of the nodes [`Capabilities::graph`] and both formats share.
 //!
 //! Both draw the nodes of the [`View`] (every node, or those reachable
-//! from the chosen agent) with ids `n0, n1, ...` in graph order, so the
-//! output is deterministic and names never need to be identifiers. A
-//! wildcard is one node with its count; its edges to the tools it matches
-//! (and the tools reached only through them) are drawn only when expanded.
-//! Dead references and the edges to them are red and dashed; tools that
-//! need approval (and wildcards matching any) are orange with a thick
-//! border; inert or unbound tool records are dashed and grey. Several views
-//! share one graph, each in a cluster (dot) or subgraph (Mermaid) named by
-//! its file, with ids numbered on across them.
+//! from the chosen agent) with ids `n0, n1, ...`, agents first, then in
+//! the order the graph creates them, so the output is deterministic and
+//! names never need to be identifiers. A wildcard is one node with its
+//! count; its edges to the tools it matches (and the tools reached only
+//! through them) are drawn only when expanded. Dead references and the
+//! edges to them are red and dashed; tools that need approval (and
+//! wildcards matching any) are orange with a thick border; inert or
+//! unbound tool records are dashed and grey. Several views share one
+//! graph, each in a cluster (dot) or subgraph (Mermaid) named by its file,
+//! with ids numbered on across them.
+//!
+//! The drawing is laid out from the view itself, a few 32-bit words per
+//! node, and edges are written as they are found: a stack with a million
+//! references draws without a million-edge graph in memory.
 
 use std::fmt::Write as _;
 use std::io;
 
-use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::EdgeRef;
+use super::{
+    Capabilities, DeadKind, Edge, FastMap, Node, SkillStatus, Target, ToolSource, ToolStatus, View,
+    small, wide,
+};
 
-use super::{Capabilities, Edge, Node, SkillStatus, ToolSource, ToolStatus, View};
+/// A node, by what it stands for (indices into [`Capabilities`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Item {
+    Agent(u32),
+    Skill(u32),
+    Wildcard(u32),
+    Tool(u32),
+    Action(u32),
+    /// An index into [`Order::flows`].
+    Flow(u32),
+    /// An index into [`Order::objects`].
+    Object(u32),
+    /// A dead tool reference ([`Capabilities::dead_references`]).
+    DeadRef(u32),
+    /// An agent's reference to a missing skill: the agent, the entry of
+    /// its `skills`.
+    DeadSkill(u32, u32),
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Every node in creation order: each skill, then what its references
+/// reach as they are first reached (a wildcard's matches right after it),
+/// then each agent and its missing skills.
+pub(super) struct Order<'c> {
+    pub(super) items: Vec<Item>,
+    tools: Vec<u32>,
+    actions: Vec<u32>,
+    wildcards: Vec<u32>,
+    skills: Vec<u32>,
+    agents: Vec<u32>,
+    dead: Vec<u32>,
+    /// Where each agent's entries start in `dead_skills`.
+    agent_refs: Vec<u32>,
+    dead_skills: Vec<u32>,
+    /// Each flow and object by name, with its creation index.
+    flows: Vec<(&'c str, u32)>,
+    objects: Vec<(&'c str, u32)>,
+    flow_ids: FastMap<&'c str, u32>,
+    object_ids: FastMap<&'c str, u32>,
+}
+
+fn slot(v: &[u32], i: usize) -> Option<usize> {
+    v.get(i).copied().filter(|&n| n != NONE).map(wide)
+}
+
+impl<'c> Order<'c> {
+    pub(super) fn new(caps: &'c Capabilities<'_>) -> Self {
+        let named: usize = caps.agents.iter().map(|a| a.skills.len()).sum();
+        let mut order = Order {
+            items: Vec::new(),
+            tools: vec![NONE; caps.tools.len()],
+            actions: vec![NONE; caps.actions.len()],
+            wildcards: vec![NONE; caps.wildcards.len()],
+            skills: vec![NONE; caps.skills.len()],
+            agents: vec![NONE; caps.agents.len()],
+            dead: vec![NONE; caps.dead_references.len()],
+            agent_refs: Vec::with_capacity(caps.agents.len() + 1),
+            dead_skills: vec![NONE; named],
+            flows: Vec::new(),
+            objects: Vec::new(),
+            flow_ids: FastMap::default(),
+            object_ids: FastMap::default(),
+        };
+        for (i, skill) in caps.skills.iter().enumerate() {
+            order.add(Item::Skill(small(i)), |o| &mut o.skills, i);
+            for r in &skill.refs {
+                match r.target() {
+                    Target::Dead(d) => {
+                        order.add(Item::DeadRef(small(d)), |o| &mut o.dead, d);
+                    }
+                    Target::Tool(t) => order.tool(caps, t),
+                    Target::Wildcard(w) => {
+                        if order.add(Item::Wildcard(small(w)), |o| &mut o.wildcards, w)
+                            && let Some(wildcard) = caps.wildcards.get(w)
+                        {
+                            for t in caps.wildcard_tools(wildcard) {
+                                order.tool(caps, t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut at = 0usize;
+        for (a, agent) in caps.agents.iter().enumerate() {
+            order.agent_refs.push(small(at));
+            order.add(Item::Agent(small(a)), |o| &mut o.agents, a);
+            for (j, skill_ref) in agent.skills.iter().enumerate() {
+                if skill_ref.skill.is_none() {
+                    let item = Item::DeadSkill(small(a), small(j));
+                    order.add(item, |o| &mut o.dead_skills, at + j);
+                }
+            }
+            at += agent.skills.len();
+        }
+        order.agent_refs.push(small(at));
+        order
+    }
+
+    /// Adds a node unless `slots[i]` has one; whether it was added.
+    fn add(&mut self, item: Item, slots: fn(&mut Self) -> &mut Vec<u32>, i: usize) -> bool {
+        let next = small(self.items.len());
+        match slots(self).get_mut(i) {
+            Some(s) if *s == NONE => *s = next,
+            _ => return false,
+        }
+        self.items.push(item);
+        true
+    }
+
+    fn tool(&mut self, caps: &'c Capabilities<'_>, t: usize) {
+        if !self.add(Item::Tool(small(t)), |o| &mut o.tools, t) {
+            return;
+        }
+        let Some(tool) = caps.tools.get(t) else {
+            return;
+        };
+        if let Some(a) = tool.action {
+            if self.add(Item::Action(small(a)), |o| &mut o.actions, a)
+                && let Some(object) = caps.actions.get(a).and_then(|a| a.object)
+                && !self.object_ids.contains_key(object)
+            {
+                let id = small(self.objects.len());
+                self.objects.push((object, small(self.items.len())));
+                self.object_ids.insert(object, id);
+                self.items.push(Item::Object(id));
+            }
+        } else if let Some(flow) = tool.flow
+            && !self.flow_ids.contains_key(flow)
+        {
+            let id = small(self.flows.len());
+            self.flows.push((flow, small(self.items.len())));
+            self.flow_ids.insert(flow, id);
+            self.items.push(Item::Flow(id));
+        }
+    }
+
+    /// The creation index of a node.
+    fn index(&self, item: Item) -> Option<usize> {
+        let w = |n: u32| wide(n);
+        match item {
+            Item::Agent(i) => slot(&self.agents, w(i)),
+            Item::Skill(i) => slot(&self.skills, w(i)),
+            Item::Wildcard(i) => slot(&self.wildcards, w(i)),
+            Item::Tool(i) => slot(&self.tools, w(i)),
+            Item::Action(i) => slot(&self.actions, w(i)),
+            Item::DeadRef(i) => slot(&self.dead, w(i)),
+            Item::DeadSkill(a, j) => {
+                let start = self.agent_refs.get(w(a)).copied().map(wide)?;
+                slot(&self.dead_skills, start + w(j))
+            }
+            Item::Flow(i) => self.flows.get(w(i)).map(|&(_, n)| wide(n)),
+            Item::Object(i) => self.objects.get(w(i)).map(|&(_, n)| wide(n)),
+        }
+    }
+
+    /// The edges out of a node, as (target creation index, edge), in the
+    /// order the graph adds them; an agent's or skill's repeats dropped.
+    pub(super) fn edges(&self, caps: &Capabilities<'_>, item: Item, out: &mut Vec<(usize, Edge)>) {
+        out.clear();
+        match item {
+            Item::Agent(a) => {
+                let Some(agent) = caps.agents.get(wide(a)) else {
+                    return;
+                };
+                for (j, skill_ref) in agent.skills.iter().enumerate() {
+                    let target = match skill_ref.skill {
+                        Some(s) => slot(&self.skills, s),
+                        None => self.index(Item::DeadSkill(a, small(j))),
+                    };
+                    let edge = match skill_ref.status {
+                        SkillStatus::Missing => Edge::Dead,
+                        status => Edge::Uses(status),
+                    };
+                    out.extend(target.map(|t| (t, edge)));
+                }
+            }
+            Item::Skill(s) => {
+                let Some(skill) = caps.skills.get(wide(s)) else {
+                    return;
+                };
+                for r in &skill.refs {
+                    let target = match r.target() {
+                        Target::Dead(d) => slot(&self.dead, d).map(|t| (t, Edge::Dead)),
+                        Target::Tool(t) => slot(&self.tools, t).map(|t| (t, Edge::Grants)),
+                        Target::Wildcard(w) => slot(&self.wildcards, w).map(|t| (t, Edge::Grants)),
+                    };
+                    out.extend(target);
+                }
+            }
+            Item::Wildcard(w) => {
+                if let Some(wildcard) = caps.wildcards.get(wide(w)) {
+                    out.extend(
+                        caps.wildcard_tools(wildcard)
+                            .filter_map(|t| slot(&self.tools, t))
+                            .map(|t| (t, Edge::Matches)),
+                    );
+                }
+            }
+            Item::Tool(t) => {
+                let Some(tool) = caps.tools.get(wide(t)) else {
+                    return;
+                };
+                let link = if tool.source == ToolSource::Action {
+                    Edge::Runs
+                } else {
+                    Edge::Binds
+                };
+                if let Some(a) = tool.action {
+                    out.extend(slot(&self.actions, a).map(|n| (n, link)));
+                } else if let Some(flow) = tool.flow
+                    && let Some(&id) = self.flow_ids.get(flow)
+                {
+                    out.extend(self.index(Item::Flow(id)).map(|n| (n, link)));
+                }
+            }
+            Item::Action(a) => {
+                let object = caps.actions.get(wide(a)).and_then(|a| a.object);
+                if let Some(&id) = object.and_then(|o| self.object_ids.get(o)) {
+                    out.extend(self.index(Item::Object(id)).map(|n| (n, Edge::On)));
+                }
+            }
+            Item::Flow(_) | Item::Object(_) | Item::DeadRef(_) | Item::DeadSkill(..) => {}
+        }
+        // A repeated target keeps its first edge.
+        if out.len() > 1 {
+            let mut seen: super::FastSet<usize> = super::FastSet::default();
+            out.retain(|&(t, _)| seen.insert(t));
+        }
+    }
+
+    /// The node as [`Capabilities::graph`] has it.
+    pub(super) fn node(&self, caps: &'c Capabilities<'_>, item: Item) -> Node<'c> {
+        match item {
+            Item::Agent(i) => Node::Agent(wide(i)),
+            Item::Skill(i) => Node::Skill(wide(i)),
+            Item::Wildcard(i) => Node::Wildcard(wide(i)),
+            Item::Tool(i) => Node::Tool(wide(i)),
+            Item::Action(i) => Node::Action(wide(i)),
+            Item::Flow(i) => Node::Flow(self.flows.get(wide(i)).map_or("", |&(f, _)| f)),
+            Item::Object(i) => Node::Object(self.objects.get(wide(i)).map_or("", |&(o, _)| o)),
+            Item::DeadRef(d) => {
+                let dead = caps.dead_references.get(wide(d));
+                Node::Dead {
+                    kind: dead.map_or(DeadKind::ToolUnresolved, |d| d.kind),
+                    reference: dead.map_or("", |d| d.reference),
+                    suggestion: dead.and_then(|d| d.suggestion.as_deref()),
+                }
+            }
+            Item::DeadSkill(a, j) => {
+                let skill_ref = caps
+                    .agents
+                    .get(wide(a))
+                    .and_then(|agent| agent.skills.get(wide(j)));
+                Node::Dead {
+                    kind: DeadKind::SkillMissing,
+                    reference: skill_ref.map_or("", |r| r.name.as_ref()),
+                    suggestion: skill_ref
+                        .and_then(|r| r.dead.as_ref())
+                        .and_then(|d| d.suggestion.as_deref()),
+                }
+            }
+        }
+    }
+}
 
 /// How a node is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,14 +424,15 @@ struct DrawnEdge {
     dead: bool,
 }
 
-/// One view laid out: its graph, the nodes drawn (with their ids) and
-/// the skills shown as unattached.
+/// One view laid out: the nodes drawn, in id order, and each node's id.
 struct Layout<'c> {
-    graph: DiGraph<Node<'c>, Edge>,
-    /// The drawn nodes in id order (the first id is `offset`).
-    nodes: Vec<NodeIndex>,
-    /// Node index to id, for drawn nodes.
-    ids: Vec<Option<usize>>,
+    order: Order<'c>,
+    /// Creation indices of the drawn nodes, in id order.
+    drawn: Vec<u32>,
+    /// Creation index to id (`NONE` when not drawn).
+    ids: Vec<u32>,
+    /// The first id.
+    offset: usize,
     unattached: Vec<bool>,
     expand: bool,
 }
@@ -166,40 +440,56 @@ struct Layout<'c> {
 impl<'c> Layout<'c> {
     fn new(view: &View<'c, '_>, offset: usize) -> Self {
         let caps = view.caps;
-        let graph = caps.graph();
+        let order = Order::new(caps);
         let expand = view.expand;
-        // Roots: the agent asked for, or every agent and skill.
-        let roots: Vec<NodeIndex> = graph
-            .node_indices()
-            .filter(|&n| match graph.node_weight(n) {
-                Some(Node::Agent(i)) => view.only.is_none_or(|only| only == *i),
-                Some(Node::Skill(_)) => view.only.is_none(),
+        // Reached from the agent asked for, or from every agent and skill;
+        // through a wildcard's matches only when expanded.
+        let mut seen = vec![false; order.items.len()];
+        let mut stack: Vec<usize> = order
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| match item {
+                Item::Agent(i) => view.only.is_none_or(|only| only == wide(*i)),
+                Item::Skill(_) => view.only.is_none(),
                 _ => false,
             })
+            .map(|(n, _)| n)
             .collect();
-        let mut seen = vec![false; graph.node_count()];
-        let mut stack = roots;
+        let mut edges = Vec::new();
         while let Some(n) = stack.pop() {
-            match seen.get_mut(n.index()) {
+            match seen.get_mut(n) {
                 Some(s) if !*s => *s = true,
                 _ => continue,
             }
-            for e in graph.edges(n) {
-                if expand || *e.weight() != Edge::Matches {
-                    stack.push(e.target());
-                }
-            }
+            let Some(&item) = order.items.get(n) else {
+                continue;
+            };
+            order.edges(caps, item, &mut edges);
+            stack.extend(
+                edges
+                    .iter()
+                    .filter(|(_, e)| expand || *e != Edge::Matches)
+                    .map(|&(t, _)| t),
+            );
         }
-        let mut nodes: Vec<NodeIndex> = graph
-            .node_indices()
-            .filter(|n| seen.get(n.index()).copied().unwrap_or(false))
+        // Agents first, then everything else in creation order.
+        let is_agent = |n: usize| matches!(order.items.get(n), Some(Item::Agent(_)));
+        let reached = |n: &usize| seen.get(*n).copied().unwrap_or(false);
+        let drawn: Vec<u32> = (0..order.items.len())
+            .filter(reached)
+            .filter(|&n| is_agent(n))
+            .chain(
+                (0..order.items.len())
+                    .filter(reached)
+                    .filter(|&n| !is_agent(n)),
+            )
+            .map(small)
             .collect();
-        // Agents first, then everything else in the order it was reached.
-        nodes.sort_by_key(|&n| !matches!(graph.node_weight(n), Some(Node::Agent(_))));
-        let mut ids = vec![None; graph.node_count()];
-        for (i, n) in nodes.iter().enumerate() {
-            if let Some(slot) = ids.get_mut(n.index()) {
-                *slot = Some(offset + i);
+        let mut ids = vec![NONE; order.items.len()];
+        for (id, &n) in drawn.iter().enumerate() {
+            if let Some(slot) = ids.get_mut(wide(n)) {
+                *slot = small(offset + id);
             }
         }
         let mut unattached = vec![false; caps.skills.len()];
@@ -209,41 +499,48 @@ impl<'c> Layout<'c> {
             }
         }
         Layout {
-            graph,
-            nodes,
+            order,
+            drawn,
             ids,
+            offset,
             unattached,
             expand,
         }
     }
 
-    fn id(&self, n: NodeIndex) -> Option<usize> {
-        self.ids.get(n.index()).copied().flatten()
+    fn id(&self, n: usize) -> Option<usize> {
+        slot(&self.ids, n)
     }
 
-    /// The drawn nodes with their ids.
-    fn drawn<'s>(
+    /// The drawn nodes with their ids, one at a time.
+    fn nodes<'s>(
         &'s self,
-        caps: &'s Capabilities<'_>,
+        caps: &'c Capabilities<'_>,
     ) -> impl Iterator<Item = (usize, Drawn)> + 's {
-        self.nodes.iter().filter_map(move |&n| {
-            let node = self.graph.node_weight(n)?;
-            Some((self.id(n)?, draw(caps, &self.unattached, node)))
+        self.drawn.iter().enumerate().filter_map(move |(i, &n)| {
+            let item = *self.order.items.get(wide(n))?;
+            let node = self.order.node(caps, item);
+            Some((self.offset + i, draw(caps, &self.unattached, &node)))
         })
     }
 
     /// A drawn node's edges to drawn nodes, by target id.
-    fn edges_of(&self, n: NodeIndex) -> Vec<DrawnEdge> {
-        let Some(from) = self.id(n) else {
+    fn edges_of(
+        &self,
+        caps: &Capabilities<'_>,
+        n: u32,
+        buffer: &mut Vec<(usize, Edge)>,
+    ) -> Vec<DrawnEdge> {
+        let (Some(from), Some(&item)) = (self.id(wide(n)), self.order.items.get(wide(n))) else {
             return Vec::new();
         };
-        let mut out: Vec<DrawnEdge> = self
-            .graph
-            .edges(n)
-            .filter(|e| self.expand || *e.weight() != Edge::Matches)
-            .filter_map(|e| {
-                let to = self.id(e.target())?;
-                let (label, dead) = match e.weight() {
+        self.order.edges(caps, item, buffer);
+        let mut out: Vec<DrawnEdge> = buffer
+            .iter()
+            .filter(|(_, e)| self.expand || *e != Edge::Matches)
+            .filter_map(|&(target, edge)| {
+                let to = self.id(target)?;
+                let (label, dead) = match edge {
                     Edge::Uses(SkillStatus::SurfaceMismatch) => (Some("surface mismatch"), true),
                     Edge::Uses(SkillStatus::Inactive) => (Some("inactive"), true),
                     Edge::Uses(_) | Edge::Runs | Edge::On | Edge::Grants | Edge::Matches => {
@@ -276,9 +573,11 @@ pub(super) fn dot<W: io::Write>(
     )?;
     let mut offset = 0;
     let mut line = String::new();
+    let mut buffer = Vec::new();
     for (cluster, (file, view)) in views.iter().enumerate() {
+        let caps = view.caps;
         let layout = Layout::new(view, offset);
-        offset += layout.nodes.len();
+        offset += layout.drawn.len();
         let indent = if file.is_some() { "    " } else { "  " };
         if let Some(file) = file {
             writeln!(
@@ -287,7 +586,7 @@ pub(super) fn dot<W: io::Write>(
                 dot_escape(file)
             )?;
         }
-        for (id, drawn) in layout.drawn(view.caps) {
+        for (id, drawn) in layout.nodes(caps) {
             line.clear();
             let label: Vec<String> = drawn.lines.iter().map(|l| dot_escape(l)).collect();
             let shape = match drawn.shape {
@@ -313,8 +612,8 @@ pub(super) fn dot<W: io::Write>(
             );
             out.write_all(line.as_bytes())?;
         }
-        for &n in &layout.nodes {
-            for e in layout.edges_of(n) {
+        for &n in &layout.drawn {
+            for e in layout.edges_of(caps, n, &mut buffer) {
                 line.clear();
                 let mut attrs = Vec::new();
                 if let Some(label) = e.label {
@@ -372,14 +671,16 @@ pub(super) fn mermaid<W: io::Write>(
     let mut link = 0usize;
     let mut offset = 0;
     let mut line = String::new();
+    let mut buffer = Vec::new();
     for (i, (file, view)) in views.iter().enumerate() {
+        let caps = view.caps;
         let layout = Layout::new(view, offset);
-        offset += layout.nodes.len();
+        offset += layout.drawn.len();
         let indent = if file.is_some() { "    " } else { "  " };
         if let Some(file) = file {
             writeln!(out, "  subgraph f{i}[\"{}\"]", mermaid_escape(file))?;
         }
-        for (id, drawn) in layout.drawn(view.caps) {
+        for (id, drawn) in layout.nodes(caps) {
             line.clear();
             let label: Vec<String> = drawn.lines.iter().map(|l| mermaid_escape(l)).collect();
             let label = label.join("<br/>");
@@ -398,8 +699,8 @@ pub(super) fn mermaid<W: io::Write>(
                 members.push(id);
             }
         }
-        for &n in &layout.nodes {
-            for e in layout.edges_of(n) {
+        for &n in &layout.drawn {
+            for e in layout.edges_of(caps, n, &mut buffer) {
                 line.clear();
                 let arrow = if e.dead { "-.->" } else { "-->" };
                 match e.label {

@@ -1388,167 +1388,28 @@ impl Summary {
 impl<'a> Capabilities<'a> {
     /// The capability graph: agents, skills, wildcards and whatever their
     /// references reach, in the order the skills and then the agents are
-    /// read. Each wildcard pattern is one node, linked to the tools it
-    /// matches by [`Edge::Matches`]; a tool reached only that way is drawn
-    /// only in an expanded diagram.
+    /// read (the order the diagrams number their nodes in, agents first).
+    /// Each wildcard pattern is one node, linked to the tools it matches by
+    /// [`Edge::Matches`]; a tool reached only that way is drawn only in an
+    /// expanded diagram. Node `i` is the `i`-th created; an agent's or a
+    /// skill's repeated reference adds no second edge.
+    ///
+    /// The diagrams do not build it: they lay out the same order in a few
+    /// words per node.
     pub fn graph(&self) -> DiGraph<Node<'_>, Edge> {
-        // Sized up front (at most what can be added): a graph of a million
-        // edges grown by doubling would hold two copies while it grows.
-        let refs: usize = self.skills.iter().map(|s| s.refs.len()).sum();
-        let named: usize = self.agents.iter().map(|a| a.skills.len()).sum();
-        let matches: usize = self.wildcards.iter().map(Wildcard::len).sum();
-        let objects: FastSet<&str> = self.actions.iter().filter_map(|a| a.object).collect();
-        let nodes = self.skills.len()
-            + self.agents.len()
-            + self.wildcards.len()
-            + self.tools.len()
-            + self.actions.len()
-            + objects.len()
-            + self.dead_references.len()
-            + named;
-        let edges = refs + named + matches + self.tools.len() + self.actions.len();
-        drop(objects);
-        let mut g = GraphBuilder {
-            caps: self,
-            graph: DiGraph::with_capacity(nodes, edges),
-            tools: vec![None; self.tools.len()],
-            actions: vec![None; self.actions.len()],
-            wildcards: vec![None; self.wildcards.len()],
-            objects: FastMap::default(),
-            flows: FastMap::default(),
-        };
-        let mut skill_nodes = Vec::with_capacity(self.skills.len());
-        for skill in &self.skills {
-            let from = g.graph.add_node(Node::Skill(skill_nodes.len()));
-            skill_nodes.push(from);
-            let mut linked: FastSet<NodeIndex> = FastSet::default();
-            for r in &skill.refs {
-                let to = match r.target() {
-                    Target::Dead(_) => {
-                        let dead = self.dead_of(r);
-                        let node = g.graph.add_node(Node::Dead {
-                            kind: dead.map_or(DeadKind::ToolUnresolved, |d| d.kind),
-                            reference: r.text(),
-                            suggestion: dead.and_then(|d| d.suggestion.as_deref()),
-                        });
-                        g.graph.add_edge(from, node, Edge::Dead);
-                        continue;
-                    }
-                    Target::Tool(t) => g.tool(t),
-                    Target::Wildcard(w) => g.wildcard(w),
-                };
-                if linked.insert(to) {
-                    g.graph.add_edge(from, to, Edge::Grants);
-                }
+        let order = diagram::Order::new(self);
+        let mut graph = DiGraph::with_capacity(order.items.len(), order.items.len());
+        for &item in &order.items {
+            graph.add_node(order.node(self, item));
+        }
+        let mut edges = Vec::new();
+        for (n, &item) in order.items.iter().enumerate() {
+            order.edges(self, item, &mut edges);
+            for &(to, edge) in &edges {
+                graph.add_edge(NodeIndex::new(n), NodeIndex::new(to), edge);
             }
         }
-        for (index, agent) in self.agents.iter().enumerate() {
-            let node = g.graph.add_node(Node::Agent(index));
-            let mut linked: FastSet<NodeIndex> = FastSet::default();
-            for skill_ref in &agent.skills {
-                let to = match skill_ref.skill.and_then(|i| skill_nodes.get(i)) {
-                    Some(&n) => n,
-                    None => g.graph.add_node(Node::Dead {
-                        kind: DeadKind::SkillMissing,
-                        reference: &skill_ref.name,
-                        suggestion: skill_ref
-                            .dead
-                            .as_ref()
-                            .and_then(|d| d.suggestion.as_deref()),
-                    }),
-                };
-                let edge = match skill_ref.status {
-                    SkillStatus::Missing => Edge::Dead,
-                    status => Edge::Uses(status),
-                };
-                if linked.insert(to) {
-                    g.graph.add_edge(node, to, edge);
-                }
-            }
-        }
-        g.graph
-    }
-}
-
-/// Builds [`Capabilities::graph`].
-struct GraphBuilder<'c, 'a> {
-    caps: &'c Capabilities<'a>,
-    graph: DiGraph<Node<'c>, Edge>,
-    tools: Vec<Option<NodeIndex>>,
-    actions: Vec<Option<NodeIndex>>,
-    wildcards: Vec<Option<NodeIndex>>,
-    objects: FastMap<&'c str, NodeIndex>,
-    flows: FastMap<&'c str, NodeIndex>,
-}
-
-impl GraphBuilder<'_, '_> {
-    /// The node of a wildcard, adding it and its matches on first use.
-    fn wildcard(&mut self, w: usize) -> NodeIndex {
-        if let Some(Some(n)) = self.wildcards.get(w) {
-            return *n;
-        }
-        let node = self.graph.add_node(Node::Wildcard(w));
-        if let Some(slot) = self.wildcards.get_mut(w) {
-            *slot = Some(node);
-        }
-        let caps = self.caps;
-        if let Some(wildcard) = caps.wildcards.get(w) {
-            for tool in caps.wildcard_tools(wildcard) {
-                let to = self.tool(tool);
-                self.graph.add_edge(node, to, Edge::Matches);
-            }
-        }
-        node
-    }
-
-    /// The node of a tool, adding it (and what it runs) on first use.
-    fn tool(&mut self, tool: usize) -> NodeIndex {
-        if let Some(Some(n)) = self.tools.get(tool) {
-            return *n;
-        }
-        let node = self.graph.add_node(Node::Tool(tool));
-        if let Some(slot) = self.tools.get_mut(tool) {
-            *slot = Some(node);
-        }
-        let Some(t) = self.caps.tools.get(tool) else {
-            return node;
-        };
-        let link = if t.source == ToolSource::Action {
-            Edge::Runs
-        } else {
-            Edge::Binds
-        };
-        if let Some(a) = t.action {
-            let to = self.action(a);
-            self.graph.add_edge(node, to, link);
-        } else if let Some(f) = t.flow {
-            let graph = &mut self.graph;
-            let to = *self
-                .flows
-                .entry(f)
-                .or_insert_with(|| graph.add_node(Node::Flow(f)));
-            self.graph.add_edge(node, to, link);
-        }
-        node
-    }
-
-    fn action(&mut self, action: usize) -> NodeIndex {
-        if let Some(Some(n)) = self.actions.get(action) {
-            return *n;
-        }
-        let node = self.graph.add_node(Node::Action(action));
-        if let Some(slot) = self.actions.get_mut(action) {
-            *slot = Some(node);
-        }
-        if let Some(object) = self.caps.actions.get(action).and_then(|a| a.object) {
-            let graph = &mut self.graph;
-            let to = *self
-                .objects
-                .entry(object)
-                .or_insert_with(|| graph.add_node(Node::Object(object)));
-            self.graph.add_edge(node, to, Edge::On);
-        }
-        node
+        graph
     }
 }
 
