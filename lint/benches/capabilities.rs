@@ -30,14 +30,18 @@ fn every_agent_every_action(n: usize) -> String {
         if i > 0 {
             s.push(',');
         }
-        s.push_str(&format!("{{\"name\":\"skill_{i}\",\"tools\":[\"action_*\"]}}"));
+        s.push_str(&format!(
+            "{{\"name\":\"skill_{i}\",\"tools\":[\"action_*\"]}}"
+        ));
     }
     s.push_str("],\"agents\":[");
     for i in 0..n {
         if i > 0 {
             s.push(',');
         }
-        s.push_str(&format!("{{\"name\":\"agent_{i}\",\"skills\":[\"skill_{i}\"]}}"));
+        s.push_str(&format!(
+            "{{\"name\":\"agent_{i}\",\"skills\":[\"skill_{i}\"]}}"
+        ));
     }
     s.push_str("]}");
     s
@@ -65,11 +69,8 @@ fn bench_stack(c: &mut Criterion, group: &str, json: &str, formats: &[(Format, b
             agent: None,
             expand,
         };
-        let name = format!(
-            "write_{format:?}{}",
-            if expand { "_expanded" } else { "" }
-        )
-        .to_lowercase();
+        let name =
+            format!("write_{format:?}{}", if expand { "_expanded" } else { "" }).to_lowercase();
         group.bench_function(name, |b| {
             b.iter(|| capabilities::write(&caps, &options, std::io::sink()).is_ok())
         });

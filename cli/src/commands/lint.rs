@@ -230,6 +230,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             .with_context(|| format!("cannot read the baseline {}", path.display()))?;
         let baseline =
             Baseline::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        if baseline.is_positional() {
+            eprintln!(
+                "note: {} is a version-1 baseline, which matches findings by position; rewrite it \
+                 with `--write-baseline {}` so that moving a record keeps its findings accepted",
+                path.display(),
+                path.display()
+            );
+        }
         let Filtered {
             new,
             accepted,
@@ -252,11 +260,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 path.display()
             );
             for entry in &gone {
-                let reference = entry
-                    .reference
-                    .as_deref()
-                    .map_or_else(String::new, |r| format!(" ({r})"));
-                eprintln!("  {} {} {}{reference}", entry.file, entry.path, entry.rule);
+                eprintln!("  {entry}");
             }
         }
     }
