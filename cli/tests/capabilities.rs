@@ -256,15 +256,23 @@ fn several_files_are_shown_one_by_one() {
     assert_eq!(files.len(), 2);
     assert_eq!(files[1]["file"], s);
     assert_eq!(files[1]["summary"]["deadReferences"], 1);
-    for format in ["dot", "mermaid"] {
-        let out = stdout(&run(&[a, s, "--format", format]));
-        assert_eq!(
-            out.matches(&format!("{}", s.rsplit('/').next().unwrap()))
-                .count(),
-            1,
-            "{out}"
-        );
-    }
+    // One graph, a cluster or subgraph per file, ids numbered on.
+    let dot = stdout(&run(&[a, s, "--format", "dot"]));
+    assert_eq!(dot.matches("digraph ").count(), 1, "{dot}");
+    assert!(
+        dot.contains("  subgraph cluster_1 {\n    label=\""),
+        "{dot}"
+    );
+    let mermaid = stdout(&run(&[a, s, "--format", "mermaid"]));
+    assert_eq!(mermaid.matches("flowchart LR").count(), 1, "{mermaid}");
+    assert!(mermaid.contains("  subgraph f1[\""), "{mermaid}");
+    let ids: Vec<&str> = mermaid
+        .lines()
+        .filter_map(|l| l.trim().split(['[', '(', '{']).next())
+        .filter(|id| id.starts_with('n') && id[1..].chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let distinct: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(ids.len(), distinct.len(), "{mermaid}");
     // An agent only one file defines.
     let out = run(&[a, s, "--agent", "bot", "--format", "json"]);
     let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
