@@ -1219,7 +1219,11 @@ impl<'a> Iterator for Sweep<'_, '_, 'a> {
             let position = self.position;
             self.position = self.position.saturating_add(1);
             // The exact grants here, merged with the active wildcards by
-            // grant order.
+            // grant order. (No exact grant lies behind: each visited position
+            // takes its own. Skipping is only a guard against looping.)
+            while exact.get(self.exact).is_some_and(|e| e.position < position) {
+                self.exact += 1;
+            }
             let from = self.exact;
             while exact
                 .get(self.exact)
