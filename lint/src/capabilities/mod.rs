@@ -125,10 +125,13 @@
 //! - [`build`] is `O(D + R + T log T + W log T)`: each exact reference is a
 //!   hash lookup, each distinct wildcard two binary searches over the sorted
 //!   names; suggestions for dead references go through the lint's
-//!   suggestion index. It keeps `O(R + T)` memory; nothing is expanded.
-//! - A section's grants ([`Capabilities::grants`]) cost `O(S log S)` for the
-//!   `S` references of the skills it names: counts through wildcards come
-//!   from merged ranges and a prefix sum of the tools that need approval.
+//!   suggestion index (made and freed before the references are built). It
+//!   keeps `O(R + T)` memory, 16 bytes a reference; nothing is expanded.
+//! - A section's grants ([`Capabilities::grants`]) cost `O(S log S)` time
+//!   and 8 bytes a reference for the `S` references of the skills it
+//!   names: counts through wildcards come from merged ranges and a prefix
+//!   sum of the tools that need approval. The summary works over the
+//!   distinct skills shown, in a bit per tool.
 //! - [`write`] holds one section's grants at a time and writes straight to
 //!   its writer. Summarised, its time and output are linear in the
 //!   references each section shows (a skill named by many agents is shown
@@ -138,7 +141,12 @@
 //! - [`Capabilities::graph`] has one node per wildcard pattern; its edges to
 //!   the tools it matches total at most the length of all tool names (a
 //!   name has one prefix per character), and only expanded diagrams draw
-//!   them.
+//!   them. The diagrams do not build that graph: they lay out the same node
+//!   order in a few 32-bit words per node and write each node's edges as
+//!   they are found.
+//!
+//! On the 1,000,000-reference benchmark stack (61 MB), every format peaks
+//! at 3.9 times the file (docs/performance.md has the figures).
 //!
 //! Invariant: building and rendering never panic, whatever the JSON.
 
