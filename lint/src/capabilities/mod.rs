@@ -6,7 +6,7 @@
 //! the wildcards skills use; [`Capabilities::grants`] adds up, for an agent
 //! (or the unattached skills), its effective tool set, the tools that need
 //! human approval and its dead references; [`Capabilities::graph`] is the
-//! [`petgraph`] graph of all of it. [`write`] streams the view as text,
+//! [`petgraph`] graph of all of it. [`write()`] streams the view as text,
 //! JSON, Graphviz dot or a Mermaid flowchart; [`build_composed`] reads
 //! several stacks as one.
 //!
@@ -132,7 +132,7 @@
 //!   names: counts through wildcards come from merged ranges and a prefix
 //!   sum of the tools that need approval. The summary works over the
 //!   distinct skills shown, in a bit per tool.
-//! - [`write`] holds one section's grants at a time and writes straight to
+//! - [`write()`] holds one section's grants at a time and writes straight to
 //!   its writer. Summarised, its time and output are linear in the
 //!   references each section shows (a skill named by many agents is shown
 //!   under each); no count is multiplied by a wildcard's matches.
@@ -699,7 +699,7 @@ pub enum Edge {
     Dead,
 }
 
-/// Output formats of [`write`].
+/// Output formats of [`write()`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Format {
     /// A readable tree per agent. Anything a terminal would act on
@@ -715,7 +715,7 @@ pub enum Format {
     Mermaid,
 }
 
-/// What [`write`] prints.
+/// What [`write()`] prints.
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
     /// The output format.
@@ -727,7 +727,7 @@ pub struct RenderOptions {
     pub expand: bool,
 }
 
-/// Errors of [`write`] and [`render`].
+/// Errors of [`write()`] and [`render`].
 #[derive(Debug, thiserror::Error)]
 pub enum CapabilitiesError {
     /// `--agent` names no agent of the stack.
@@ -861,7 +861,7 @@ pub fn write_each<W: io::Write>(
     Ok(())
 }
 
-/// [`write`] into a `String`.
+/// [`write()`] into a `String`.
 pub fn render(
     caps: &Capabilities<'_>,
     options: &RenderOptions,
