@@ -220,26 +220,24 @@ struct Scope {
 fn agent_scope(stack: &Map<String, Value>, name: &str) -> Result<Scope, GatewayError> {
     let arena = objectstack_spec::json::Arena::new();
     let document = objectstack_spec::json::Map::from_serde(stack, &arena);
-    let caps = objectstack_lint::capabilities::build(document);
+    let caps = objectstack_lint::capabilities::build(document, &arena);
     let Some(agent) = caps.agent(name) else {
         return Err(GatewayError::UnknownAgent {
             name: name.to_owned(),
-            known: caps.agents.iter().map(|a| a.name.clone()).collect(),
+            known: caps.agents.iter().map(|a| a.name.to_string()).collect(),
         });
     };
-    let tools = agent
-        .grants
-        .tools
-        .iter()
-        .filter_map(|t| caps.tools.get(t.tool).map(|t| t.name.clone()))
+    let tools = caps
+        .grants(&agent.skills)
+        .expanded()
+        .filter_map(|t| caps.tools.get(t.tool).map(|t| t.name.to_string()))
         .collect();
     let skills = agent
-        .grants
         .skills
         .iter()
         .filter(|s| s.status.grants_tools())
         .filter_map(|s| s.skill.and_then(|i| caps.skills.get(i)))
-        .map(|s| s.name.clone())
+        .map(|s| s.name.to_string())
         .collect();
     Ok(Scope { tools, skills })
 }

@@ -25,39 +25,49 @@ fn stack(v: Value) -> Map<String, Value> {
     }
 }
 
-fn fixture() -> Capabilities {
+type Caps = Capabilities<'static>;
+
+fn fixture() -> Caps {
     let v: Value = serde_json::from_str(&data("support.json")).unwrap();
     build_caps(&stack(v))
 }
 
-fn render(caps: &Capabilities, format: Format, agent: Option<&str>) -> String {
+fn render(caps: &Caps, format: Format, agent: Option<&str>) -> String {
     capabilities::render(
         caps,
         &RenderOptions {
             format,
             agent: agent.map(str::to_owned),
+            expand: false,
         },
     )
     .unwrap()
 }
 
-fn effective(caps: &Capabilities, agent: &str) -> Vec<String> {
-    caps.agent(agent)
-        .unwrap()
-        .grants
-        .tools
-        .iter()
-        .map(|t| caps.tools[t.tool].name.clone())
+fn render_expanded(caps: &Caps, format: Format, agent: Option<&str>) -> String {
+    capabilities::render(
+        caps,
+        &RenderOptions {
+            format,
+            agent: agent.map(str::to_owned),
+            expand: true,
+        },
+    )
+    .unwrap()
+}
+
+/// An agent's whole effective tool set, by name.
+fn effective(caps: &Caps, agent: &str) -> Vec<String> {
+    let agent = caps.agent(agent).unwrap();
+    caps.grants(&agent.skills)
+        .expanded()
+        .map(|t| caps.tools[t.tool].name.to_string())
         .collect()
 }
 
-fn dead(caps: &Capabilities, agent: &str) -> Vec<(DeadKind, String, String)> {
-    caps.agent(agent)
-        .unwrap()
-        .grants
-        .dead
-        .iter()
-        .map(|d| (d.kind, d.reference.clone(), d.path.clone()))
+fn dead(caps: &Caps, agent: &str) -> Vec<(DeadKind, String, String)> {
+    caps.dead(&caps.agent(agent).unwrap().skills)
+        .map(|d| (d.kind, d.reference.to_owned(), d.path.clone()))
         .collect()
 }
 
@@ -93,18 +103,21 @@ fn effective_tool_set_expands_wildcards_and_skips_unbound_skills() {
         .iter()
         .find(|s| s.name == "case_handling")
         .unwrap();
-    let wildcard = skill.refs.iter().find(|r| r.wildcard).unwrap();
-    assert_eq!(wildcard.text, "action_case_*");
-    let expanded: Vec<&str> = wildcard
-        .resolves
-        .iter()
-        .map(|&i| caps.tools[i].name.as_str())
+    let wildcard = skill.refs.iter().find(|r| r.is_wildcard()).unwrap();
+    assert_eq!(wildcard.text(), "action_case_*");
+    let expanded: Vec<&str> = caps
+        .resolves(wildcard)
+        .map(|i| caps.tools[i].name.as_ref())
         .collect();
     // case_merge is exposed but UI-only: it never joins the family.
     assert_eq!(expanded, ["action_case_assign", "action_case_escalate"]);
-    let via = caps.agent("support_desk").unwrap().grants.tools[0]
-        .granted_by
-        .clone();
+    let agent = caps.agent("support_desk").unwrap();
+    let via = caps
+        .grants(&agent.skills)
+        .expanded()
+        .next()
+        .unwrap()
+        .granted_by;
     assert_eq!(via.len(), 1);
     assert_eq!(via[0].reference, "action_case_*");
 }
@@ -120,10 +133,19 @@ fn a_tool_granted_twice_is_listed_once_with_both_grants() {
     })));
     let agent = caps.agent("bot").unwrap();
     assert_eq!(effective(&caps, "bot"), ["query_data", "query_records"]);
-    let refs: Vec<(String, String)> = agent.grants.tools[0]
+    let refs: Vec<(String, String)> = caps
+        .grants(&agent.skills)
+        .expanded()
+        .next()
+        .unwrap()
         .granted_by
         .iter()
-        .map(|g| (caps.skills[g.skill].name.clone(), g.reference.clone()))
+        .map(|g| {
+            (
+                caps.skills[g.skill].name.to_string(),
+                g.reference.to_owned(),
+            )
+        })
         .collect();
     assert_eq!(
         refs,
@@ -198,7 +220,17 @@ fn approval_follows_the_backing_action() {
     assert_eq!(approval("wrapped"), Some(ConfirmationReason::ModeDelete));
     assert_eq!(caps.tool("wrapped").unwrap().status, ToolStatus::Ready);
 
+    // Summarised, the wildcard counts what it hides.
     let json: Value = serde_json::from_str(&render(&caps, Format::Json, Some("bot"))).unwrap();
+    let agent = &json["agents"][0];
+    assert_eq!(agent["needsApproval"], json!(5));
+    assert_eq!(agent["wildcards"][0]["ref"], "action_*");
+    assert_eq!(agent["wildcards"][0]["needsApproval"], json!(4));
+    assert_eq!(agent["wildcards"][0]["matches"], json!(6));
+    assert_eq!(agent["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(json["summary"]["needsApproval"], json!(5));
+    let json: Value =
+        serde_json::from_str(&render_expanded(&caps, Format::Json, Some("bot"))).unwrap();
     let needing: Vec<&str> = json["agents"][0]["tools"]
         .as_array()
         .unwrap()
@@ -258,15 +290,13 @@ fn dead_references_of_every_kind() {
         ]
     );
     let agent = caps.agent("support_desk").unwrap();
-    let typo = agent
-        .grants
-        .dead
-        .iter()
+    let typo = caps
+        .dead(&agent.skills)
         .find(|d| d.reference == "summarize_case")
         .unwrap();
     assert_eq!(typo.suggestion.as_deref(), Some("summarise_case"));
     assert!(typo.message.ends_with("Did you mean \"summarise_case\"?"));
-    let statuses: Vec<SkillStatus> = agent.grants.skills.iter().map(|s| s.status).collect();
+    let statuses: Vec<SkillStatus> = agent.skills.iter().map(|s| s.status).collect();
     assert_eq!(
         statuses,
         [
@@ -278,11 +308,11 @@ fn dead_references_of_every_kind() {
         ]
     );
     // The unattached pseudo-section has the empty wildcard.
-    let unattached: Vec<DeadKind> = caps.unattached.dead.iter().map(|d| d.kind).collect();
+    let unattached: Vec<DeadKind> = caps.dead(&caps.unattached).map(|d| d.kind).collect();
     assert_eq!(unattached, [DeadKind::WildcardEmpty]);
-    assert_eq!(caps.unattached.skills.len(), 1);
-    assert_eq!(caps.unattached.skills[0].name, "surveys");
-    assert_eq!(caps.unattached.skills[0].status, SkillStatus::Unattached);
+    assert_eq!(caps.unattached.len(), 1);
+    assert_eq!(caps.unattached[0].name, "surveys");
+    assert_eq!(caps.unattached[0].status, SkillStatus::Unattached);
 }
 
 #[test]
@@ -301,11 +331,7 @@ fn surface_both_binds_to_either_and_default_surface_is_ask() {
     assert_eq!(effective(&caps, "asker"), ["get_record", "query_data"]);
     assert_eq!(effective(&caps, "builder"), ["add_field", "query_data"]);
     let kinds: Vec<DeadKind> = caps
-        .agent("builder")
-        .unwrap()
-        .grants
-        .dead
-        .iter()
+        .dead(&caps.agent("builder").unwrap().skills)
         .map(|d| d.kind)
         .collect();
     assert_eq!(kinds, [DeadKind::SkillSurfaceMismatch]);
@@ -324,8 +350,8 @@ fn map_shaped_collections_are_keyed_by_name() {
     })));
     assert_eq!(effective(&caps, "clerk"), ["action_send_invoice", "lookup"]);
     let action = &caps.actions[caps.tool("action_send_invoice").unwrap().action.unwrap()];
-    assert_eq!(action.object.as_deref(), Some("invoice"));
-    assert_eq!(action.path, "objects[0].actions[0]");
+    assert_eq!(action.object, Some("invoice"));
+    assert_eq!(action.path(), "objects[0].actions[0]");
     assert_eq!(
         caps.tool("lookup").unwrap().source,
         ToolSource::Record {
@@ -358,7 +384,7 @@ fn arrays_drop_non_objects_before_indexing() {
     })));
     let agent = &caps.agents[0];
     assert_eq!(agent.name, "#0");
-    assert_eq!(agent.grants.skills[0].path, "agents[0].skills[1]");
+    assert_eq!(agent.skills[0].path, "agents[0].skills[1]");
     assert_eq!(
         dead(&caps, "#0"),
         [(
@@ -438,15 +464,17 @@ fn unknown_agent_lists_the_known_ones() {
         &RenderOptions {
             format: Format::Text,
             agent: Some("nobody".to_owned()),
+            expand: false,
         },
     )
     .unwrap_err();
-    assert_eq!(
-        err,
-        CapabilitiesError::UnknownAgent {
-            name: "nobody".to_owned(),
-            known: vec!["support_desk".to_owned(), "studio_helper".to_owned()],
-        }
+    assert!(
+        matches!(
+            &err,
+            CapabilitiesError::UnknownAgent { name, known }
+                if name == "nobody" && known == &["support_desk", "studio_helper"]
+        ),
+        "{err:?}"
     );
     assert_eq!(
         err.to_string(),
@@ -539,23 +567,21 @@ fn hotcrm_without_agents_shows_its_skills_as_unattached() {
     .unwrap();
     let caps = build_caps(&stack(serde_json::from_str(&text).unwrap()));
     assert!(caps.agents.is_empty());
-    assert_eq!(caps.unattached.skills.len(), 6);
+    assert_eq!(caps.unattached.len(), 6);
     // The lint's ten findings are the ten dead tool references.
-    assert_eq!(caps.unattached.dead.len(), 10);
+    assert_eq!(caps.dead(&caps.unattached).count(), 10);
     assert!(
-        caps.unattached
-            .dead
-            .iter()
+        caps.dead(&caps.unattached)
             .all(|d| d.kind == DeadKind::ToolUnresolved)
     );
-    assert_eq!(caps.unattached.tools.len(), 6);
+    assert_eq!(caps.grants(&caps.unattached).tool_count, 6);
     insta::assert_snapshot!("hotcrm_text", render(&caps, Format::Text, None));
 }
 
 #[test]
 fn graph_links_tools_to_actions_and_objects() {
     let caps = fixture();
-    let g = &caps.graph;
+    let g = caps.graph();
     let find = |want: &Node| g.node_indices().find(|&n| &g[n] == want).unwrap();
     let close = caps
         .actions
@@ -569,10 +595,10 @@ fn graph_links_tools_to_actions_and_objects() {
         .unwrap();
     let t = find(&Node::Tool(tool));
     let a = find(&Node::Action(close));
-    let o = find(&Node::Object("case".to_owned()));
+    let o = find(&Node::Object("case"));
     assert!(g.contains_edge(t, a));
     assert!(g.contains_edge(a, o));
-    let flow = find(&Node::Flow("case_summary".to_owned()));
+    let flow = find(&Node::Flow("case_summary"));
     let record = caps
         .tools
         .iter()
@@ -609,6 +635,23 @@ fn snapshot_mermaid() {
 }
 
 #[test]
+fn snapshot_expanded() {
+    let caps = fixture();
+    insta::assert_snapshot!(
+        "support_text_expanded",
+        render_expanded(&caps, Format::Text, None)
+    );
+    insta::assert_snapshot!(
+        "support_json_expanded",
+        render_expanded(&caps, Format::Json, None)
+    );
+    insta::assert_snapshot!(
+        "support_dot_expanded",
+        render_expanded(&caps, Format::Dot, None)
+    );
+}
+
+#[test]
 fn snapshot_one_agent() {
     let caps = fixture();
     insta::assert_snapshot!(
@@ -622,7 +665,8 @@ fn snapshot_one_agent() {
 }
 
 /// [`capabilities::build`] over a `serde_json` document.
-fn build_caps(stack: &serde_json::Map<String, serde_json::Value>) -> Capabilities {
-    let arena = objectstack_spec::json::Arena::new();
-    capabilities::build(objectstack_spec::json::Map::from_serde(stack, &arena))
+fn build_caps(stack: &serde_json::Map<String, serde_json::Value>) -> Caps {
+    let arena: &'static objectstack_spec::json::Arena = Box::leak(Box::default());
+    let stack: &'static serde_json::Map<String, Value> = Box::leak(Box::new(stack.clone()));
+    capabilities::build(objectstack_spec::json::Map::from_serde(stack, arena), arena)
 }

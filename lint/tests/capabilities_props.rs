@@ -182,8 +182,10 @@ proptest! {
         };
         let caps = build_caps(&map);
         for format in [Format::Text, Format::Json, Format::Dot, Format::Mermaid] {
-            let out = capabilities::render(&caps, &RenderOptions { format, agent: None });
-            prop_assert!(out.is_ok());
+            for expand in [false, true] {
+                let out = capabilities::render(&caps, &RenderOptions { format, agent: None, expand });
+                prop_assert!(out.is_ok());
+            }
         }
     }
 
@@ -193,46 +195,128 @@ proptest! {
         let caps = build_caps(&stack);
         for skill in &caps.skills {
             for r in &skill.refs {
-                let inside = match r.text.strip_suffix('*') {
+                let inside = match r.text().strip_suffix('*') {
                     Some(prefix) => names.iter().any(|n| n.starts_with(prefix)),
-                    None => names.contains(&r.text),
+                    None => names.contains(r.text()),
                 };
-                prop_assert_eq!(r.dead.is_none(), inside, "{}", r.text);
+                prop_assert_eq!(caps.dead_of(r).is_none(), inside, "{}", r.text());
                 let resolved: BTreeSet<&str> =
-                    r.resolves.iter().map(|&i| caps.tools[i].name.as_str()).collect();
-                let expected: BTreeSet<&str> = match r.text.strip_suffix('*') {
+                    caps.resolves(r).map(|i| caps.tools[i].name.as_ref()).collect();
+                let expected: BTreeSet<&str> = match r.text().strip_suffix('*') {
                     Some(prefix) => names.iter().map(String::as_str).filter(|n| n.starts_with(prefix)).collect(),
-                    None => names.iter().map(String::as_str).filter(|n| *n == r.text).collect(),
+                    None => names.iter().map(String::as_str).filter(|n| *n == r.text()).collect(),
                 };
+                prop_assert_eq!(caps.matches(r), expected.len());
                 prop_assert_eq!(resolved, expected);
             }
         }
         for format in [Format::Text, Format::Json, Format::Dot, Format::Mermaid] {
-            let out = capabilities::render(&caps, &RenderOptions { format, agent: None });
+            let out = capabilities::render(&caps, &RenderOptions { format, agent: None, expand: false });
             prop_assert!(out.is_ok());
         }
     }
 
     #[test]
+    fn the_expanded_diagram_draws_the_graph(stack in stack()) {
+        let caps = build_caps(&stack);
+        let graph = caps.graph();
+        let options = RenderOptions { format: Format::Dot, agent: None, expand: true };
+        let dot = capabilities::render(&caps, &options).unwrap();
+        let is_node = |l: &&str| l.contains(" [label=") && !l.contains(" -> ");
+        let nodes = dot.lines().filter(is_node).count();
+        let edges = dot.lines().filter(|l| l.contains(" -> ")).count();
+        prop_assert_eq!(nodes, graph.node_count());
+        prop_assert_eq!(edges, graph.edge_count());
+        // Summarised, nothing is drawn that only a wildcard's matches reach.
+        let options = RenderOptions { expand: false, ..options };
+        let short = capabilities::render(&caps, &options).unwrap();
+        prop_assert!(short.lines().filter(is_node).count() <= nodes);
+    }
+
+    #[test]
     fn effective_tools_are_the_union_of_bound_skills(stack in stack()) {
         let caps = build_caps(&stack);
-        for agent in &caps.agents {
-            let mut expected = BTreeSet::new();
-            for r in agent.grants.skills.iter().filter(|r| r.status.grants_tools()) {
-                let skill = &caps.skills[r.skill.unwrap()];
-                for t in &skill.refs {
-                    expected.extend(t.resolves.iter().map(|&i| caps.tools[i].name.clone()));
+        let sections = caps
+            .agents
+            .iter()
+            .map(|a| a.skills.as_slice())
+            .chain([caps.unattached.as_slice()]);
+        let mut all = BTreeSet::new();
+        for skills in sections {
+            // Every (tool, skill, reference) that grants, independently.
+            let mut expected: BTreeSet<String> = BTreeSet::new();
+            let mut grants: Vec<(String, usize, &str)> = Vec::new();
+            for r in skills.iter().filter(|r| r.status.grants_tools()) {
+                let index = r.skill.unwrap();
+                for t in &caps.skills[index].refs {
+                    for i in caps.resolves(t) {
+                        let name = caps.tools[i].name.to_string();
+                        expected.insert(name.clone());
+                        if !grants.contains(&(name.clone(), index, t.text())) {
+                            grants.push((name, index, t.text()));
+                        }
+                    }
                 }
             }
+            let g = caps.grants(skills);
+            let expanded: Vec<_> = g.expanded().collect();
             let got: BTreeSet<String> =
-                agent.grants.tools.iter().map(|t| caps.tools[t.tool].name.clone()).collect();
-            prop_assert_eq!(got, expected);
+                expanded.iter().map(|t| caps.tools[t.tool].name.to_string()).collect();
+            prop_assert_eq!(&got, &expected);
+            prop_assert_eq!(expanded.len(), got.len(), "each tool once");
+            prop_assert_eq!(g.tool_count, expected.len());
+            let approvals = expanded.iter().filter(|t| caps.tools[t.tool].approval.is_some()).count();
+            prop_assert_eq!(g.needs_approval, approvals);
+            // The sweep lists each tool's grants in grant order.
+            for t in &expanded {
+                let name = caps.tools[t.tool].name.to_string();
+                let want: Vec<(usize, &str)> = grants
+                    .iter()
+                    .filter(|(n, _, _)| *n == name)
+                    .map(|(_, s, r)| (*s, *r))
+                    .collect();
+                let have: Vec<(usize, &str)> =
+                    t.granted_by.iter().map(|g| (g.skill, g.reference)).collect();
+                prop_assert_eq!(have, want);
+            }
+            // The named tools are the exact grants of the same set.
+            for t in g.named() {
+                let full = expanded.iter().find(|e| e.tool == t.tool).unwrap();
+                let exact: Vec<_> = full
+                    .granted_by
+                    .iter()
+                    .filter(|g| !g.reference.ends_with('*'))
+                    .cloned()
+                    .collect();
+                prop_assert_eq!(&t.granted_by, &exact);
+            }
+            for w in &g.wildcards {
+                let wildcard = &caps.wildcards[w.wildcard];
+                let approvals = caps
+                    .wildcard_tools(wildcard)
+                    .filter(|&i| caps.tools[i].approval.is_some())
+                    .count();
+                prop_assert_eq!(w.needs_approval, approvals);
+            }
+            all.extend(expected);
+        }
+        // The summary counts the same in both modes, and the union.
+        let summary = |expand| -> Value {
+            let out = capabilities::render(&caps, &RenderOptions { format: Format::Json, agent: None, expand }).unwrap();
+            serde_json::from_str::<Value>(&out).unwrap()["summary"].clone()
+        };
+        let (short, long) = (summary(false), summary(true));
+        prop_assert_eq!(&short, &long);
+        let shown_unattached = !caps.unattached.is_empty();
+        if shown_unattached || !caps.agents.is_empty() {
+            prop_assert_eq!(short["tools"].as_u64().unwrap() as usize, all.len());
         }
     }
 }
 
 /// [`capabilities::build`] over a `serde_json` document.
-fn build_caps(stack: &serde_json::Map<String, serde_json::Value>) -> Capabilities {
-    let arena = objectstack_spec::json::Arena::new();
-    capabilities::build(objectstack_spec::json::Map::from_serde(stack, &arena))
+fn build_caps(stack: &serde_json::Map<String, serde_json::Value>) -> Capabilities<'static> {
+    let arena: &'static objectstack_spec::json::Arena = Box::leak(Box::default());
+    let stack: &'static Map<String, Value> = Box::leak(Box::new(stack.clone()));
+    capabilities::build(objectstack_spec::json::Map::from_serde(stack, arena), arena)
 }

@@ -1,31 +1,46 @@
 //! `objectstack-ai capabilities`: what each agent may invoke.
 //!
-//! Reads one stack file and prints, per agent, its skills, its effective
-//! tool set (wildcards expanded), the tools that need human approval and
-//! its dead references; skills no agent names are listed under a
-//! pseudo-section. Formats: `text` (a tree), `json` (the stable shape
-//! documented in `objectstack_lint::capabilities`), `dot` (Graphviz) and
-//! `mermaid`, where dead references are red.
+//! Reads one or more stack files and prints, per agent, its skills, its
+//! effective tool set (each wildcard once, with how many tools it matches;
+//! `--expand-wildcards` lists them), the tools that need human approval
+//! and its dead references; skills no agent names are listed under a
+//! pseudo-section. Several files are shown one by one, or with `--compose`
+//! as one stack (as `lint` reads them). Formats: `text` (a tree), `json`
+//! (the stable shape documented in `objectstack_lint::capabilities`), `dot`
+//! (Graphviz) and `mermaid`, where dead references are red. The view is
+//! written as it is made, never built whole.
 //!
 //! Exit codes: 0 when the view is printed (dead references are shown, not
-//! judged: `objectstack-ai lint` is the gate), 2 for unusable input or an
-//! unknown `--agent`.
+//! judged: `objectstack-ai lint` is the gate), 2 for unusable input (the
+//! other files are still shown) or an unknown `--agent`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use objectstack_lint::capabilities::{self, Format, RenderOptions};
+use objectstack_lint::Source;
+use objectstack_lint::capabilities::{self, CapabilitiesError, Format, RenderOptions};
+use objectstack_spec::json::Arena;
+use rayon::prelude::*;
 
-use crate::{EXIT_OK, EXIT_UNUSABLE, input};
+use crate::input::{Text, read_text};
+use crate::{EXIT_OK, EXIT_UNUSABLE};
 
 /// Arguments of `objectstack-ai capabilities`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The stack file (for example `dist/objectstack.json`).
-    pub(crate) file: PathBuf,
+    /// The stack files (for example `dist/objectstack.json`).
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<PathBuf>,
+    /// Show the files' composition as one stack, so a skill in one file may
+    /// name an action in another.
+    #[arg(long)]
+    pub(crate) compose: bool,
     /// Show only this agent.
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
+    /// List every tool a wildcard matches, not only how many.
+    #[arg(long)]
+    pub(crate) expand_wildcards: bool,
     /// The output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub(crate) format: OutputFormat,
@@ -57,55 +72,79 @@ impl From<OutputFormat> for Format {
 
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
-    // Read into the borrowed tree, as `lint` does: a large stack costs a
-    // fraction of what a `serde_json` value would.
-    let arena = objectstack_spec::json::Arena::new();
-    let doc = match input::read_text(&args.file) {
-        Ok(doc) => doc,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            return Ok(EXIT_UNUSABLE);
+    // Read as `lint` does: in parallel, then each into the borrowed tree in
+    // one arena; a file that cannot be read is reported and the rest shown.
+    let read: Vec<anyhow::Result<Text>> =
+        args.files.par_iter().map(|path| read_text(path)).collect();
+    let mut unusable = false;
+    let mut texts = Vec::new();
+    for result in read {
+        match result {
+            Ok(text) => texts.push(text),
+            Err(err) => {
+                unusable = true;
+                eprintln!("error: {err:#}");
+            }
         }
-    };
-    let root = match doc.tree(&arena) {
-        Ok(root) => root,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            return Ok(EXIT_UNUSABLE);
+    }
+    let arena = Arena::new();
+    let names: Vec<String> = texts.iter().map(|t| t.path.display().to_string()).collect();
+    let mut sources = Vec::new();
+    for (text, name) in texts.iter().zip(&names) {
+        match text.tree(&arena) {
+            Ok(root) => sources.push(Source {
+                file: name,
+                text: Some(text.text()),
+                root,
+            }),
+            Err(err) => {
+                unusable = true;
+                eprintln!("error: {err:#}");
+            }
         }
-    };
-    let caps = capabilities::build(root);
-    // The text view is read in a terminal: escape what one would act on.
-    // (JSON escapes by itself; DOT and Mermaid are inputs to other tools.)
-    let for_terminal = matches!(args.format, OutputFormat::Text);
+    }
+    if sources.is_empty() {
+        return Ok(EXIT_UNUSABLE);
+    }
+
     let options = RenderOptions {
         format: args.format.into(),
         agent: args.agent,
+        expand: args.expand_wildcards,
     };
-    match capabilities::render(&caps, &options) {
-        Ok(text) => {
-            // Copied only when something had to be escaped.
-            let text = if for_terminal {
-                match objectstack_spec::text::terminal_safe(&text) {
-                    std::borrow::Cow::Owned(escaped) => escaped,
-                    std::borrow::Cow::Borrowed(_) => text,
-                }
-            } else {
-                text
-            };
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
-                // A closed pipe (`| head`) is the reader's choice, not a failure.
-                Ok(()) => Ok(EXIT_OK),
-                Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(EXIT_OK),
-                Err(err) => Err(anyhow::Error::new(err).context("cannot write to stdout")),
-            }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let (written, views) = if args.compose || sources.len() == 1 {
+        let caps = capabilities::build_composed(&sources, &arena);
+        (capabilities::write(&caps, &options, &mut out), vec![caps])
+    } else {
+        let views: Vec<_> = sources
+            .iter()
+            .map(|s| capabilities::build(s.root, &arena))
+            .collect();
+        let each: Vec<(&str, &capabilities::Capabilities<'_>)> =
+            sources.iter().map(|s| s.file).zip(&views).collect();
+        (capabilities::write_each(&each, &options, &mut out), views)
+    };
+    let written = written.and_then(|()| out.flush().map_err(CapabilitiesError::from));
+    // A large document is not worth freeing just before exit.
+    std::mem::forget(views);
+    drop(sources);
+    std::mem::forget(arena);
+    std::mem::forget(texts);
+    match written {
+        Ok(()) => Ok(if unusable { EXIT_UNUSABLE } else { EXIT_OK }),
+        Err(CapabilitiesError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {
+            // A closed pipe (`| head`) is the reader's choice, not a failure.
+            Ok(if unusable { EXIT_UNUSABLE } else { EXIT_OK })
         }
-        Err(err) => {
-            eprintln!("error: {}: {err}", doc.path.display());
+        Err(CapabilitiesError::Write(err)) => {
+            Err(anyhow::Error::new(err).context("cannot write to stdout"))
+        }
+        Err(err @ CapabilitiesError::UnknownAgent { .. }) => {
+            match names.as_slice() {
+                [one] => eprintln!("error: {one}: {err}"),
+                _ => eprintln!("error: {err}"),
+            }
             Ok(EXIT_UNUSABLE)
         }
     }

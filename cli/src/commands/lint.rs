@@ -260,6 +260,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             .context("cannot read the baseline")?;
         let baseline =
             Baseline::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        if baseline.is_positional() {
+            eprintln!(
+                "note: {} is a version-1 baseline, which matches findings by position; rewrite it \
+                 with `--write-baseline {}` so that moving a record keeps its findings accepted",
+                path.display(),
+                path.display()
+            );
+        }
         let Filtered {
             new,
             accepted,
@@ -283,16 +291,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             );
             for entry in &gone {
                 // The entries come from the baseline file: escaped.
-                let reference = entry
-                    .reference
-                    .as_deref()
-                    .map_or_else(String::new, |r| format!(" ({})", line_safe(r)));
-                eprintln!(
-                    "  {} {} {}{reference}",
-                    line_safe(&entry.file),
-                    line_safe(&entry.path),
-                    line_safe(&entry.rule)
-                );
+                eprintln!("  {}", line_safe(&entry.to_string()));
             }
         }
     }

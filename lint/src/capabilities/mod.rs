@@ -2,11 +2,13 @@
 //!
 //! [`build`] reads a stack leniently (the same reading as the lint rules:
 //! arrays keep their object entries, maps are keyed by name, junk is
-//! skipped) and returns [`Capabilities`]: a [`petgraph`] graph of agents,
-//! skills, tools, actions, flows and objects, plus, for every agent, its
-//! effective tool set, the tools that need human approval and its dead
-//! references. [`render`] prints it as text, JSON, Graphviz dot or a
-//! Mermaid flowchart.
+//! skipped) and returns [`Capabilities`]: agents, skills, tools, actions and
+//! the wildcards skills use; [`Capabilities::grants`] adds up, for an agent
+//! (or the unattached skills), its effective tool set, the tools that need
+//! human approval and its dead references; [`Capabilities::graph`] is the
+//! [`petgraph`] graph of all of it. [`write()`] streams the view as text,
+//! JSON, Graphviz dot or a Mermaid flowchart; [`build_composed`] reads
+//! several stacks as one.
 //!
 //! # How a stack is read
 //!
@@ -34,6 +36,18 @@
 //! - A tool **needs approval** when its backing action needs confirmation
 //!   ([`objectstack_spec::materialise::needs_confirmation`]): calls wait in
 //!   the approval queue, and the tool exists only where that queue is wired.
+//! - **Composed** ([`build_composed`]): each collection is read from every
+//!   stack in order, as `lint --compose` reads them (stack-level actions of
+//!   every file before the objects' actions), and every path is prefixed
+//!   with its file (`b.json:skills[0]`).
+//!
+//! # Wildcards are summarised
+//!
+//! A wildcard is shown once, with the number of tools it matches
+//! (`action_* → 90,000 tools`), in every format; [`RenderOptions::expand`]
+//! lists the tools as well. Each distinct pattern is resolved once, to a
+//! range of the tool names in sorted order, so a wildcard costs the same
+//! whether it matches two tools or ninety thousand.
 //!
 //! # Dead references
 //!
@@ -44,29 +58,39 @@
 //! where action `x` exists but does not become a tool) and `wildcard_empty`
 //! (a wildcard matching nothing). Dot and Mermaid draw them in red.
 //!
-//! # The JSON shape (stable)
+//! # The JSON shape (stable, version 2)
 //!
 //! ```text
 //! {
+//!   "version": 2,
+//!   "expandWildcards": false,        // whether wildcards list their tools
 //!   "agents": [{
 //!     "name": "support_desk", "label": "Support Desk" | null,
 //!     "surface": "ask", "active": true, "path": "agents[0]",
-//!     "skills": [SKILL...],
-//!     "tools": [TOOL...],            // the effective tool set, by name
-//!     "deadReferences": [DEAD...]
+//!     SECTION...
 //!   }],
-//!   "unattached": null | {"skills": [SKILL...], "tools": [TOOL...],
-//!                         "deadReferences": [DEAD...]},
+//!   "unattached": null | {SECTION...},
 //!   "summary": {"agents": N, "skills": N, "tools": N,
 //!               "needsApproval": N, "deadReferences": N}
 //! }
+//! SECTION = "skills": [SKILL...],
+//!           "tools": [TOOL...],          // the tools named exactly, by name;
+//!                                        // with expandWildcards, the whole
+//!                                        // effective tool set
+//!           "wildcards": [WILDCARD...],  // each distinct wildcard, by pattern
+//!           "toolCount": N,              // the effective tool set's size
+//!           "needsApproval": N,          // how many of those need approval
+//!           "deadReferences": [DEAD...]
 //! SKILL = {"name", "path",           // where it is named (agents[0].skills[1])
 //!          "status": "attached" | "unattached" | "missing"
 //!                  | "surface_mismatch" | "inactive",
 //!          "definition": "skills[2]" | null, "label", "surface",
 //!          "dead": DEAD | null,
 //!          "tools": [{"ref", "path", "wildcard": bool,
-//!                     "resolves": ["tool name", ...], "dead": DEAD | null}]}
+//!                     "matches": N,  // tools it grants (0 when dead)
+//!                     "resolves": ["tool name", ...]
+//!                               | null,  // a wildcard, unless expanded
+//!                     "dead": DEAD | null}]}
 //! TOOL  = {"name", "source": "platform" | "record" | "action",
 //!          "package": "service-ai" | null,   // platform tools
 //!          "path": "tools[0]" | null,        // tool records
@@ -75,22 +99,66 @@
 //!          "action": {"name", "object", "path"} | null,
 //!          "flow": "flow name" | null,
 //!          "needsApproval": bool, "approvalReason": "mode: delete" | null,
-//!          "grantedBy": [{"skill", "ref"}]}
+//!          "grantedBy": [{"skill", "ref"}]}  // exact references; with
+//!                                            // expandWildcards, wildcards too
+//! WILDCARD = {"ref": "action_*", "matches": N, "needsApproval": N,
+//!             "skills": ["skill name", ...]}
 //! DEAD  = {"kind", "ref", "path", "skill": "skill name" | null, "message",
 //!          "suggestion": "name it probably meant" | null}
 //! ```
 //!
 //! Summary counts cover what is shown: `tools` counts distinct tool names
-//! over every section, `skills` distinct skill definitions.
+//! over every section (through wildcards too), `skills` distinct skill
+//! definitions. Version 1 (before wildcards were summarised) had no
+//! `version`, `expandWildcards`, `wildcards`, `toolCount`, `needsApproval`
+//! or `matches`, and always listed every tool a wildcard matched.
+//!
+//! When [`write_each`] shows several stacks one by one, the JSON is
+//! `{"version": 2, "expandWildcards": bool, "files": [{"file": "a.json",
+//! "agents", "unattached", "summary"}, ...]}`.
+//!
+//! # Cost
+//!
+//! With `R` tool references, `T` tools, `W` distinct wildcard patterns and
+//! `D` the size of the document:
+//!
+//! - [`build`] is `O(D + R + T log T + W log T)`: each exact reference is a
+//!   hash lookup, each distinct wildcard two binary searches over the sorted
+//!   names; suggestions for dead references go through the lint's
+//!   suggestion index (made and freed before the references are built). It
+//!   keeps `O(R + T)` memory, 16 bytes a reference; nothing is expanded.
+//! - A section's grants ([`Capabilities::grants`]) cost `O(S log S)` time
+//!   and 8 bytes a reference for the `S` references of the skills it
+//!   names: counts through wildcards come from merged ranges and a prefix
+//!   sum of the tools that need approval. The summary works over the
+//!   distinct skills shown, in a bit per tool.
+//! - [`write()`] holds one section's grants at a time and writes straight to
+//!   its writer. Summarised, its time and output are linear in the
+//!   references each section shows (a skill named by many agents is shown
+//!   under each); no count is multiplied by a wildcard's matches.
+//!   Expanded, the output also has every tool of every section's effective
+//!   set, which is the size of what was asked for.
+//! - [`Capabilities::graph`] has one node per wildcard pattern; its edges to
+//!   the tools it matches total at most the length of all tool names (a
+//!   name has one prefix per character), and only expanded diagrams draw
+//!   them. The diagrams do not build that graph: they lay out the same node
+//!   order in a few 32-bit words per node and write each node's edges as
+//!   they are found.
+//!
+//! On the 1,000,000-reference benchmark stack (61 MB), every format peaks
+//! at 3.9 times the file (docs/performance.md has the figures).
 //!
 //! Invariant: building and rendering never panic, whatever the JSON.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
+use std::hash::BuildHasher as _;
+use std::io;
+use std::ops::Range;
 
 use objectstack_spec::collection::{Record, records, records_of};
-use objectstack_spec::json::Arena;
-use objectstack_spec::json::{Map, Value};
+use objectstack_spec::json::{Arena, Map, Value};
 use objectstack_spec::materialise::{self, ConfirmationReason, StaticSkip};
 use objectstack_spec::path::JsonPath;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -101,59 +169,62 @@ mod diagram;
 mod json;
 mod text;
 
-/// The capability view of one stack (see the module docs).
+/// A fast hasher for names from the document: every table here is built
+/// and read in one linear pass, so flooding resistance buys nothing.
+type FastHash = foldhash::fast::RandomState;
+type FastMap<K, V> = std::collections::HashMap<K, V, FastHash>;
+type FastSet<K> = std::collections::HashSet<K, FastHash>;
+
+/// The capability view of one stack (see the module docs). It borrows
+/// names from the document it was built from.
 #[derive(Debug, Clone)]
-pub struct Capabilities {
+pub struct Capabilities<'a> {
     /// The agents, in document order.
-    pub agents: Vec<Agent>,
-    /// The skills no agent names (empty `skills` when there are none).
-    pub unattached: Grants,
+    pub agents: Vec<Agent<'a>>,
+    /// The skills no agent names, as skill references (status
+    /// `unattached`, or `inactive` for an inactive skill).
+    pub unattached: Vec<SkillRef<'a>>,
     /// Every skill, in document order.
-    pub skills: Vec<Skill>,
+    pub skills: Vec<Skill<'a>>,
     /// Every tool of the resolution universe, first name wins, in scan
     /// order (platform, tool records, stack actions, object actions).
-    pub tools: Vec<Tool>,
+    pub tools: Vec<Tool<'a>>,
     /// Every named action: stack-level first, then each object's.
-    pub actions: Vec<Action>,
-    /// Agents, skills and whatever their references reach.
-    pub graph: DiGraph<Node, Edge>,
+    pub actions: Vec<Action<'a>>,
+    /// Every distinct wildcard pattern a skill uses, in first-use order.
+    pub wildcards: Vec<Wildcard<'a>>,
+    /// Every dead tool reference of every skill, in document order.
+    pub dead_references: Vec<DeadReference<'a>>,
+    /// Tool indices in name order (byte order).
+    by_name: Vec<usize>,
+    /// `rank[tool]`: the tool's position in `by_name`.
+    rank: Vec<usize>,
+    /// `approvals_before[k]`: how many of `by_name[..k]` need approval.
+    approvals_before: Vec<usize>,
 }
 
-/// One agent and what it may invoke.
+/// One agent and the skills it names.
 #[derive(Debug, Clone)]
-pub struct Agent {
+pub struct Agent<'a> {
     /// The agent's name, or `#<i>` when it has none.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// The agent's `label`, when it is a string.
-    pub label: Option<String>,
+    pub label: Option<&'a str>,
     /// The product surface (`ask` when absent).
-    pub surface: String,
+    pub surface: &'a str,
     /// Whether the agent is active (`active` is not `false`).
     pub active: bool,
     /// Where it is defined (`agents[0]`).
     pub path: String,
-    /// Its skills, tools and dead references.
-    pub grants: Grants,
-    /// Its node in [`Capabilities::graph`].
-    pub node: NodeIndex,
-}
-
-/// A set of skill references and what they add up to.
-#[derive(Debug, Clone, Default)]
-pub struct Grants {
-    /// The skills, as referenced (or, for the unattached section, listed).
-    pub skills: Vec<SkillRef>,
-    /// The effective tool set: every tool a bound skill grants, by name.
-    pub tools: Vec<EffectiveTool>,
-    /// Every dead reference, in document order.
-    pub dead: Vec<DeadReference>,
+    /// Its skill references, in order.
+    pub skills: Vec<SkillRef<'a>>,
 }
 
 /// A reference to a skill, and whether it binds.
 #[derive(Debug, Clone)]
-pub struct SkillRef {
+pub struct SkillRef<'a> {
     /// The name as written (or the skill's name, when unattached).
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Where it is written (`agents[0].skills[1]`), or the skill's own path.
     pub path: String,
     /// The index into [`Capabilities::skills`], when the skill exists.
@@ -161,7 +232,7 @@ pub struct SkillRef {
     /// Whether it binds.
     pub status: SkillStatus,
     /// Why it is dead, when it is.
-    pub dead: Option<DeadReference>,
+    pub dead: Option<Box<DeadReference<'a>>>,
 }
 
 /// Whether a skill reference binds to its agent.
@@ -199,43 +270,149 @@ impl SkillStatus {
 
 /// A skill definition and its resolved tool references.
 #[derive(Debug, Clone)]
-pub struct Skill {
+pub struct Skill<'a> {
     /// The skill's name, or `#<i>` when it has none.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// The skill's `label`, when it is a string.
-    pub label: Option<String>,
+    pub label: Option<&'a str>,
     /// The skill's surface (`ask` when absent).
-    pub surface: String,
+    pub surface: &'a str,
     /// Whether the skill is active (`active` is not `false`).
     pub active: bool,
     /// Where it is defined (`skills[2]`).
     pub path: String,
     /// Its tool references, in order.
-    pub refs: Vec<ToolRef>,
-    /// Its node in [`Capabilities::graph`].
-    pub node: NodeIndex,
+    pub refs: Vec<ToolRef<'a>>,
+    /// Its dead references, in [`Capabilities::dead_references`].
+    dead: Range<usize>,
 }
 
-/// One entry of a skill's `tools`, resolved.
-#[derive(Debug, Clone)]
-pub struct ToolRef {
+/// One entry of a skill's `tools`, resolved. Kept to 16 bytes: a large
+/// stack has a million of them.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolRef<'a> {
+    /// The entry in the document (a string).
+    entry: &'a Value<'a>,
+    /// The entry's position in the skill's `tools`; the top bit says that
+    /// an earlier entry of the same skill has the same text.
+    index: u32,
+    /// What it grants: the kind in the top two bits, an index below.
+    slot: u32,
+}
+
+const REPEAT: u32 = 1 << 31;
+const KIND: u32 = 0b11 << 30;
+const TOOL: u32 = 0;
+const WILDCARD: u32 = 1 << 30;
+const DEAD: u32 = 2 << 30;
+
+/// An index as stored in a [`ToolRef`] (30 bits; 31 for an entry's
+/// position). The view cannot hold anywhere near 2^30 of anything (a
+/// million references take 16 MB), so saturating is only a guard: an index
+/// that does not fit finds nothing.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).map_or(!KIND, |n| n.min(!KIND))
+}
+
+fn wide(n: u32) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// What a tool reference grants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// One tool (an index into [`Capabilities::tools`]).
+    Tool(usize),
+    /// Every tool a wildcard matches (an index into
+    /// [`Capabilities::wildcards`]); it matches at least one.
+    Wildcard(usize),
+    /// Nothing; why is in [`Capabilities::dead_references`] at this index.
+    Dead(usize),
+}
+
+impl<'a> ToolRef<'a> {
+    fn new(entry: &'a Value<'a>, index: usize, repeat: bool, target: Target) -> Self {
+        let slot = match target {
+            Target::Tool(i) => TOOL | small(i),
+            Target::Wildcard(i) => WILDCARD | small(i),
+            Target::Dead(i) => DEAD | small(i),
+        };
+        let index = u32::try_from(index).map_or(!REPEAT, |i| i.min(!REPEAT));
+        ToolRef {
+            entry,
+            index: if repeat { index | REPEAT } else { index },
+            slot,
+        }
+    }
+
     /// The entry as written.
-    pub text: String,
-    /// Where it is written (`skills[0].tools[3]`).
-    pub path: String,
+    pub fn text(&self) -> &'a str {
+        self.entry.as_str().unwrap_or_default()
+    }
+
+    /// Its position in the skill's `tools` array (see [`ToolRef::path`]).
+    pub fn index(&self) -> usize {
+        wide(self.index & !REPEAT)
+    }
+
+    /// Whether an earlier entry of the same skill has the same text.
+    fn repeat(&self) -> bool {
+        self.index & REPEAT != 0
+    }
+
+    /// What it grants.
+    pub fn target(&self) -> Target {
+        let i = wide(self.slot & !KIND);
+        match self.slot & KIND {
+            TOOL => Target::Tool(i),
+            WILDCARD => Target::Wildcard(i),
+            _ => Target::Dead(i),
+        }
+    }
+
     /// Whether it is a family wildcard (trailing `*`).
-    pub wildcard: bool,
-    /// The tools it grants (indices into [`Capabilities::tools`], by name).
-    pub resolves: Vec<usize>,
-    /// Why it grants nothing, when it does not.
-    pub dead: Option<DeadReference>,
+    pub fn is_wildcard(&self) -> bool {
+        self.text().ends_with('*')
+    }
+
+    /// Whether it grants nothing ([`Capabilities::dead_of`] says why).
+    pub fn is_dead(&self) -> bool {
+        matches!(self.target(), Target::Dead(_))
+    }
+
+    /// Where it is written (`skills[0].tools[3]`).
+    pub fn path(&self, skill: &Skill<'_>) -> String {
+        format!("{}.tools[{}]", skill.path, self.index())
+    }
+}
+
+/// A wildcard pattern, resolved once however many skills use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wildcard<'a> {
+    /// The pattern as written (`action_case_*`).
+    pub pattern: &'a str,
+    /// The tools it matches, as positions in name order (see
+    /// [`Capabilities::wildcard_tools`]).
+    pub matches: Range<usize>,
+}
+
+impl Wildcard<'_> {
+    /// How many tools it matches.
+    pub fn len(&self) -> usize {
+        self.matches.len()
+    }
+
+    /// Whether it matches no tool.
+    pub fn is_empty(&self) -> bool {
+        self.matches.is_empty()
+    }
 }
 
 /// A tool of the resolution universe.
 #[derive(Debug, Clone)]
-pub struct Tool {
+pub struct Tool<'a> {
     /// The tool name.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Where the name comes from.
     pub source: ToolSource,
     /// Whether calling it would execute something.
@@ -243,7 +420,7 @@ pub struct Tool {
     /// The backing action, when there is one.
     pub action: Option<usize>,
     /// The bound flow, when the tool record binds one.
-    pub flow: Option<String>,
+    pub flow: Option<&'a str>,
     /// Why calls need a human's approval, when they do.
     pub approval: Option<ConfirmationReason>,
 }
@@ -299,47 +476,61 @@ impl ToolStatus {
     }
 
     /// A sentence saying what is wrong, when something is.
-    pub fn reason(&self) -> Option<String> {
+    pub fn reason(&self) -> Option<&str> {
         match self {
             ToolStatus::Ready => None,
             ToolStatus::Inert => Some(
                 "a tool record without a `binding` executes nothing; bind it to an action or \
-                 flow, or name the action's `action_<name>` tool instead"
-                    .to_owned(),
+                 flow, or name the action's `action_<name>` tool instead",
             ),
-            ToolStatus::BindingUnresolved(why) => Some(why.clone()),
+            ToolStatus::BindingUnresolved(why) => Some(why),
         }
     }
 }
 
 /// A named action (stack-level or object-level).
 #[derive(Debug, Clone)]
-pub struct Action {
+pub struct Action<'a> {
     /// The action name.
-    pub name: String,
+    pub name: &'a str,
     /// The action's `label`, when it is a string.
-    pub label: Option<String>,
+    pub label: Option<&'a str>,
     /// Its object: `objectName`, else the object it is declared in.
-    pub object: Option<String>,
-    /// Where it is defined (`objects[0].actions[1]`).
-    pub path: String,
+    pub object: Option<&'a str>,
     /// Why it does not materialise, or `None` when it does.
-    pub skip: Option<StaticSkip>,
+    pub skip: Option<Box<StaticSkip>>,
     /// Why it needs confirmation, when it does.
     pub approval: Option<ConfirmationReason>,
+    /// Where it is (see [`Action::path`]): its file when composing, the
+    /// index of its object, its own index.
+    file: Option<&'a str>,
+    owner: Option<u32>,
+    index: u32,
+}
+
+impl Action<'_> {
+    /// Where it is defined (`objects[0].actions[1]`, or `actions[2]` for a
+    /// stack-level action).
+    pub fn path(&self) -> String {
+        let path = match self.owner {
+            Some(o) => path_of("objects", wide(o)).key("actions"),
+            None => JsonPath::root().key("actions"),
+        };
+        located(self.file, &path.index(wide(self.index)))
+    }
 }
 
 /// A dead reference: a name that grants nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeadReference {
+pub struct DeadReference<'a> {
     /// What kind of dead reference it is.
     pub kind: DeadKind,
     /// The name as written.
-    pub reference: String,
+    pub reference: &'a str,
     /// Where it is written.
     pub path: String,
     /// The skill holding a dead tool reference.
-    pub skill: Option<String>,
+    pub skill: Option<Cow<'a, str>>,
     /// What it means at run time (ending with `Did you mean "x"?` when
     /// there is a suggestion).
     pub message: String,
@@ -385,61 +576,119 @@ impl fmt::Display for DeadKind {
     }
 }
 
-/// A tool in an effective tool set, and the skills that grant it.
+/// What a list of skill references adds up to (an agent's, or the
+/// unattached skills'): see [`Capabilities::grants`].
 #[derive(Debug, Clone)]
-pub struct EffectiveTool {
+pub struct Grants<'c, 'a> {
+    caps: &'c Capabilities<'a>,
+    /// Where each granting skill's entries start in grant order, and the
+    /// skill: a grant's place in grant order says which entry it is.
+    spans: Vec<(u32, u32)>,
+    /// The exact grants, by position in name order, then grant order.
+    exact: Vec<Exact>,
+    /// The wildcard grants, by first position, then grant order.
+    wild: Vec<Granting>,
+    /// Each distinct wildcard, in pattern order, with the skills using it.
+    pub wildcards: Vec<EffectiveWildcard>,
+    /// The size of the effective tool set (distinct tools, through
+    /// wildcards too).
+    pub tool_count: usize,
+    /// How many tools of the effective set need approval.
+    pub needs_approval: usize,
+}
+
+/// An exact grant: the tool's position in name order and its place in
+/// grant order (8 bytes: a section can have a million).
+#[derive(Debug, Clone, Copy)]
+struct Exact {
+    position: u32,
+    seq: u32,
+}
+
+/// A wildcard grant: the positions in name order it grants and its place
+/// in grant order.
+#[derive(Debug, Clone, Copy)]
+struct Granting {
+    start: u32,
+    end: u32,
+    seq: u32,
+}
+
+impl Granting {
+    fn range(&self) -> Range<usize> {
+        wide(self.start)..wide(self.end)
+    }
+}
+
+/// A tool in an effective tool set, and the references that grant it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectiveTool<'a> {
     /// The index into [`Capabilities::tools`].
     pub tool: usize,
-    /// Every skill reference that grants it, in order.
-    pub granted_by: Vec<Grant>,
+    /// The skill references that grant it, in order.
+    pub granted_by: Vec<Grant<'a>>,
 }
 
 /// One skill reference granting a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Grant {
+pub struct Grant<'a> {
     /// The index into [`Capabilities::skills`].
     pub skill: usize,
     /// The entry of the skill's `tools` that grants it (a name or a
     /// wildcard).
-    pub reference: String,
+    pub reference: &'a str,
+}
+
+/// A wildcard in an effective tool set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectiveWildcard {
+    /// The index into [`Capabilities::wildcards`].
+    pub wildcard: usize,
+    /// The skills that use it (indices into [`Capabilities::skills`]), in
+    /// order.
+    pub skills: Vec<usize>,
+    /// How many of the tools it matches need approval.
+    pub needs_approval: usize,
 }
 
 /// A node of the capability graph; indices point into [`Capabilities`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Node {
+pub enum Node<'a> {
     /// An agent ([`Capabilities::agents`]).
     Agent(usize),
     /// A skill ([`Capabilities::skills`]).
     Skill(usize),
+    /// A wildcard pattern ([`Capabilities::wildcards`]), shared by every
+    /// skill that uses it.
+    Wildcard(usize),
     /// A tool ([`Capabilities::tools`]).
     Tool(usize),
     /// An action ([`Capabilities::actions`]).
     Action(usize),
     /// A flow a tool record binds, by name.
-    Flow(String),
+    Flow(&'a str),
     /// An object, by name.
-    Object(String),
+    Object(&'a str),
     /// A dead reference: the name as written and why it is dead.
     Dead {
         /// The kind of dead reference.
         kind: DeadKind,
         /// The name as written.
-        reference: String,
+        reference: &'a str,
         /// The name it probably meant, if any.
-        suggestion: Option<String>,
+        suggestion: Option<&'a str>,
     },
 }
 
 /// An edge of the capability graph.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Edge {
     /// Agent to skill; dead unless the status binds.
     Uses(SkillStatus),
-    /// Skill to tool; `via` is the wildcard that granted it, if any.
-    Grants {
-        /// The wildcard entry, when the tool came through one.
-        via: Option<String>,
-    },
+    /// Skill to a tool it names, or to a wildcard it uses.
+    Grants,
+    /// Wildcard to a tool it matches (drawn only when expanded).
+    Matches,
     /// Materialised tool to the action it runs.
     Runs,
     /// Tool record to the action or flow its binding names.
@@ -450,10 +699,12 @@ pub enum Edge {
     Dead,
 }
 
-/// Output formats of [`render`].
+/// Output formats of [`write()`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Format {
-    /// A readable tree per agent.
+    /// A readable tree per agent. Anything a terminal would act on
+    /// (control characters, newlines, bidi overrides) in a name is written
+    /// as a `\u` escape.
     #[default]
     Text,
     /// The stable JSON shape of the module docs.
@@ -464,7 +715,7 @@ pub enum Format {
     Mermaid,
 }
 
-/// What [`render`] prints.
+/// What [`write()`] prints.
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
     /// The output format.
@@ -472,10 +723,12 @@ pub struct RenderOptions {
     /// Show only this agent (by name); `None` shows every agent and the
     /// unattached skills.
     pub agent: Option<String>,
+    /// List every tool a wildcard matches, not only how many.
+    pub expand: bool,
 }
 
-/// Errors of [`render`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Errors of [`write()`] and [`render`].
+#[derive(Debug, thiserror::Error)]
 pub enum CapabilitiesError {
     /// `--agent` names no agent of the stack.
     #[error("no agent named \"{name}\" in this stack; {}", known_agents(.known))]
@@ -485,6 +738,9 @@ pub enum CapabilitiesError {
         /// The agents the stack defines, in order.
         known: Vec<String>,
     },
+    /// The writer failed.
+    #[error("cannot write the capability view: {0}")]
+    Write(#[from] io::Error),
 }
 
 fn known_agents(known: &[String]) -> String {
@@ -506,81 +762,559 @@ fn known_agents(known: &[String]) -> String {
 const KNOWN_SHOWN: usize = 20;
 
 /// Reads a stack and builds its capability view (see the module docs).
-pub fn build(stack: &Map<'_>) -> Capabilities {
-    Builder::default().build(stack)
+/// Map-shaped collections are read into `arena`.
+pub fn build<'a>(stack: &'a Map<'a>, arena: &'a Arena) -> Capabilities<'a> {
+    Builder::new(vec![(None, stack)], arena).build()
 }
 
-/// Renders the capability view in the chosen format.
+/// Reads several stacks as their composition (see the module docs): a
+/// skill in one file may name an action of another. With more than one
+/// source, every path starts with its source's `file` and a colon.
+pub fn build_composed<'a>(sources: &[crate::Source<'a>], arena: &'a Arena) -> Capabilities<'a> {
+    let many = sources.len() > 1;
+    let inputs = sources
+        .iter()
+        .map(|s| (many.then_some(s.file), s.root))
+        .collect();
+    Builder::new(inputs, arena).build()
+}
+
+/// Streams the capability view in the chosen format to `out`.
 ///
-/// Fails only when `options.agent` names no agent.
-pub fn render(caps: &Capabilities, options: &RenderOptions) -> Result<String, CapabilitiesError> {
-    let view = View::select(caps, options.agent.as_deref())?;
-    Ok(match options.format {
-        Format::Text => text::render(&view),
-        Format::Json => json::render(&view),
-        Format::Dot => diagram::dot(&view),
-        Format::Mermaid => diagram::mermaid(&view),
-    })
+/// Fails when `options.agent` names no agent (before anything is written)
+/// or when `out` fails.
+pub fn write<W: io::Write>(
+    caps: &Capabilities<'_>,
+    options: &RenderOptions,
+    out: W,
+) -> Result<(), CapabilitiesError> {
+    let view = View::select(caps, options)?;
+    match options.format {
+        Format::Text => text::write(&view, out)?,
+        Format::Json => json::write(json::Shape::One(&view), options.expand, out)?,
+        Format::Dot => diagram::dot(&[(None, &view)], out)?,
+        Format::Mermaid => diagram::mermaid(&[(None, &view)], out)?,
+    }
+    Ok(())
 }
 
-impl Capabilities {
+/// Streams the capability views of several stacks, one after the other,
+/// each under its file name: text views under a `== FILE ==` line, JSON as
+/// one document with a `files` array (see the module docs), and diagrams as
+/// one graph with a cluster (dot) or subgraph (Mermaid) per file.
+///
+/// With `options.agent`, only the stacks that define that agent are shown;
+/// it fails when none does.
+pub fn write_each<W: io::Write>(
+    views: &[(&str, &Capabilities<'_>)],
+    options: &RenderOptions,
+    mut out: W,
+) -> Result<(), CapabilitiesError> {
+    let mut selected = Vec::new();
+    for (file, caps) in views {
+        if let Some(name) = &options.agent
+            && caps.agent(name).is_none()
+        {
+            continue;
+        }
+        selected.push((*file, View::select(caps, options)?));
+    }
+    if selected.is_empty()
+        && let Some(name) = &options.agent
+    {
+        let known = views
+            .iter()
+            .flat_map(|(_, c)| c.agents.iter().map(|a| a.name.clone().into_owned()))
+            .collect();
+        return Err(CapabilitiesError::UnknownAgent {
+            name: name.clone(),
+            known,
+        });
+    }
+    match options.format {
+        Format::Text => {
+            for (i, (file, view)) in selected.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                let mut line = String::new();
+                text::escape_into(&mut line, &format!("== {file} =="));
+                line.push_str("\n\n");
+                out.write_all(line.as_bytes())?;
+                text::write(view, &mut out)?;
+            }
+        }
+        Format::Json => {
+            let files: Vec<(&str, &View<'_, '_>)> = selected.iter().map(|(f, v)| (*f, v)).collect();
+            json::write(json::Shape::Each(&files), options.expand, out)?;
+        }
+        Format::Dot | Format::Mermaid => {
+            let views: Vec<(Option<&str>, &View<'_, '_>)> =
+                selected.iter().map(|(f, v)| (Some(*f), v)).collect();
+            if options.format == Format::Dot {
+                diagram::dot(&views, out)?;
+            } else {
+                diagram::mermaid(&views, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`write()`] into a `String`.
+pub fn render(
+    caps: &Capabilities<'_>,
+    options: &RenderOptions,
+) -> Result<String, CapabilitiesError> {
+    let mut out = Vec::new();
+    write(caps, options, &mut out)?;
+    // Every writer writes UTF-8 text.
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+impl<'a> Capabilities<'a> {
     /// The first agent with this name.
-    pub fn agent(&self, name: &str) -> Option<&Agent> {
+    pub fn agent(&self, name: &str) -> Option<&Agent<'a>> {
         self.agents.iter().find(|a| a.name == name)
     }
 
-    /// A tool by name.
-    pub fn tool(&self, name: &str) -> Option<&Tool> {
+    /// A tool by name (a linear scan).
+    pub fn tool(&self, name: &str) -> Option<&Tool<'a>> {
         self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The tools a wildcard matches (indices into [`Capabilities::tools`]),
+    /// in name order.
+    pub fn wildcard_tools(&self, wildcard: &Wildcard<'_>) -> impl Iterator<Item = usize> + '_ {
+        self.by_name
+            .get(wildcard.matches.clone())
+            .unwrap_or_default()
+            .iter()
+            .copied()
+    }
+
+    /// The tools a reference grants (indices into
+    /// [`Capabilities::tools`]): one, a wildcard's matches in name order,
+    /// or none.
+    pub fn resolves<'s>(&'s self, r: &ToolRef<'_>) -> impl Iterator<Item = usize> + 's {
+        let range = self.range_of(r).unwrap_or(0..0);
+        self.by_name.get(range).unwrap_or_default().iter().copied()
+    }
+
+    /// How many tools a reference grants.
+    pub fn matches(&self, r: &ToolRef<'_>) -> usize {
+        self.range_of(r).map_or(0, |r| r.len())
+    }
+
+    /// Why a reference grants nothing, when it does not.
+    pub fn dead_of(&self, r: &ToolRef<'_>) -> Option<&DeadReference<'a>> {
+        match r.target() {
+            Target::Dead(i) => self.dead_references.get(i),
+            _ => None,
+        }
+    }
+
+    /// The positions in name order a reference grants.
+    fn range_of(&self, r: &ToolRef<'_>) -> Option<Range<usize>> {
+        match r.target() {
+            Target::Tool(t) => self.rank.get(t).map(|&k| k..k + 1),
+            Target::Wildcard(w) => self.wildcards.get(w).map(|w| w.matches.clone()),
+            Target::Dead(_) => None,
+        }
+    }
+
+    /// How many tools at these positions in name order need approval.
+    fn approvals_in(&self, range: &Range<usize>) -> usize {
+        let at = |k: usize| self.approvals_before.get(k).copied().unwrap_or(0);
+        at(range.end).saturating_sub(at(range.start))
+    }
+
+    /// The tool at a position in name order.
+    fn tool_at(&self, position: usize) -> Option<usize> {
+        self.by_name.get(position).copied()
+    }
+
+    /// Adds up a list of skill references (an agent's
+    /// [`Agent::skills`], or [`Capabilities::unattached`]): the tools
+    /// named exactly, the wildcards, and the size of the effective tool
+    /// set and how many of it need approval. A skill's tools count only
+    /// when its status grants them; a (skill, entry text) pair counts once.
+    ///
+    /// `O(S log S)` time and `O(S)` memory (16 bytes each) for the `S`
+    /// references of the named skills; nothing is expanded
+    /// ([`Grants::expanded`] does that, one tool at a time).
+    pub fn grants<'c>(&'c self, skills: &[SkillRef<'a>]) -> Grants<'c, 'a> {
+        let mut seen: FastSet<usize> = FastSet::default();
+        let mut spans: Vec<(u32, u32)> = Vec::new();
+        let mut exact: Vec<Exact> = Vec::new();
+        let mut wild: Vec<Granting> = Vec::new();
+        let mut wildcard_ids: Vec<(usize, usize)> = Vec::new();
+        let mut next = 0u32;
+        for skill_ref in skills {
+            if !skill_ref.status.grants_tools() {
+                continue;
+            }
+            let Some((index, skill)) = skill_ref
+                .skill
+                .and_then(|i| self.skills.get(i).map(|s| (i, s)))
+            else {
+                continue;
+            };
+            // A skill named twice grants nothing more.
+            if !seen.insert(index) {
+                continue;
+            }
+            spans.push((next, small(index)));
+            for (j, r) in skill.refs.iter().enumerate() {
+                let seq = next.saturating_add(small(j));
+                if r.repeat() {
+                    continue;
+                }
+                let Some(range) = self.range_of(r) else {
+                    continue;
+                };
+                match r.target() {
+                    Target::Tool(_) => exact.push(Exact {
+                        position: small(range.start),
+                        seq,
+                    }),
+                    Target::Wildcard(w) => {
+                        wildcard_ids.push((w, index));
+                        wild.push(Granting {
+                            start: small(range.start),
+                            end: small(range.end),
+                            seq,
+                        });
+                    }
+                    Target::Dead(_) => {}
+                }
+            }
+            next = next.saturating_add(small(skill.refs.len()));
+        }
+        // In place: no scratch room for a million entries.
+        exact.sort_unstable_by_key(|e| (e.position, e.seq));
+        wild.sort_unstable_by_key(|g| (g.start, g.seq));
+
+        // Each distinct wildcard once, by pattern, its skills in order.
+        wildcard_ids.sort_by(|a, b| {
+            let pattern = |w: usize| self.wildcards.get(w).map_or("", |w| w.pattern);
+            pattern(a.0).cmp(pattern(b.0))
+        });
+        let mut wildcards: Vec<EffectiveWildcard> = Vec::new();
+        for (w, skill) in wildcard_ids {
+            match wildcards.last_mut() {
+                Some(e) if e.wildcard == w => {
+                    if !e.skills.contains(&skill) {
+                        e.skills.push(skill);
+                    }
+                }
+                _ => wildcards.push(EffectiveWildcard {
+                    wildcard: w,
+                    skills: vec![skill],
+                    needs_approval: self
+                        .wildcards
+                        .get(w)
+                        .map_or(0, |w| self.approvals_in(&w.matches)),
+                }),
+            }
+        }
+        let ranges = wildcards
+            .iter()
+            .filter_map(|w| self.wildcards.get(w.wildcard))
+            .map(|w| w.matches.clone())
+            .collect();
+        let mut positions = exact.iter().map(|e| wide(e.position)).peekable();
+        let (tool_count, needs_approval) = self.union(merge(ranges), &mut positions);
+        Grants {
+            caps: self,
+            spans,
+            exact,
+            wild,
+            wildcards,
+            tool_count,
+            needs_approval,
+        }
+    }
+
+    /// The size of the union of disjoint sorted `ranges` and sorted
+    /// `positions`, and how many of it need approval.
+    fn union(
+        &self,
+        ranges: Vec<Range<usize>>,
+        positions: &mut dyn Iterator<Item = usize>,
+    ) -> (usize, usize) {
+        let mut count: usize = ranges.iter().map(Range::len).sum();
+        let mut approvals: usize = ranges.iter().map(|r| self.approvals_in(r)).sum();
+        let mut covering = ranges.iter().peekable();
+        let mut last = None;
+        for position in positions {
+            if last == Some(position) {
+                continue;
+            }
+            last = Some(position);
+            while covering.next_if(|r| r.end <= position).is_some() {}
+            if covering.peek().is_some_and(|r| r.start <= position) {
+                continue;
+            }
+            count += 1;
+            approvals += self.approvals_in(&(position..position + 1));
+        }
+        (count, approvals)
+    }
+
+    /// The dead references of a skill, in order.
+    pub fn skill_dead(&self, skill: &Skill<'_>) -> &[DeadReference<'a>] {
+        self.dead_references
+            .get(skill.dead.clone())
+            .unwrap_or_default()
+    }
+
+    /// The dead references of a list of skill references, in order: each
+    /// reference's own, then those of the skill it names (whatever its
+    /// status).
+    pub fn dead<'s>(
+        &'s self,
+        skills: &'s [SkillRef<'a>],
+    ) -> impl Iterator<Item = &'s DeadReference<'a>> + 's {
+        skills.iter().flat_map(move |skill_ref| {
+            let own = skill_ref.dead.as_deref();
+            let of_skill = skill_ref
+                .skill
+                .and_then(|i| self.skills.get(i))
+                .map(|s| self.skill_dead(s))
+                .unwrap_or_default();
+            own.into_iter().chain(of_skill)
+        })
+    }
+}
+
+/// Sorts and merges ranges into disjoint ones, in order.
+fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.retain(|r| !r.is_empty());
+    ranges.sort_unstable_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+impl<'c, 'a> Grants<'c, 'a> {
+    /// The grant at this place in grant order.
+    fn grant(&self, seq: u32) -> Option<Grant<'a>> {
+        let span = self.spans.partition_point(|&(start, _)| start <= seq);
+        let &(start, skill) = self.spans.get(span.checked_sub(1)?)?;
+        let skill = wide(skill);
+        let r = self
+            .caps
+            .skills
+            .get(skill)?
+            .refs
+            .get(wide(seq.checked_sub(start)?))?;
+        Some(Grant {
+            skill,
+            reference: r.text(),
+        })
+    }
+
+    /// The exact grants, one group per tool.
+    fn groups(&self) -> impl Iterator<Item = &[Exact]> + '_ {
+        self.exact.chunk_by(|a, b| a.position == b.position)
+    }
+
+    /// The tools named exactly, in name order, each with the exact
+    /// references that name it, one at a time.
+    pub fn named(&self) -> impl Iterator<Item = EffectiveTool<'a>> + '_ {
+        let caps = self.caps;
+        self.groups().filter_map(move |group| {
+            let tool = caps.tool_at(wide(group.first()?.position))?;
+            let granted_by = group.iter().filter_map(|e| self.grant(e.seq)).collect();
+            Some(EffectiveTool { tool, granted_by })
+        })
+    }
+
+    /// How many distinct tools are named exactly.
+    pub fn named_count(&self) -> usize {
+        self.groups().count()
+    }
+
+    /// The tools named exactly, without their grants.
+    fn named_tools(&self) -> impl Iterator<Item = usize> + '_ {
+        self.groups()
+            .filter_map(|group| self.caps.tool_at(wide(group.first()?.position)))
+    }
+
+    /// The whole effective tool set, in name order, each tool with every
+    /// reference that grants it (wildcards included), one tool at a time:
+    /// a sweep over the grants, so the cost is the size of what it yields.
+    pub fn expanded(&self) -> impl Iterator<Item = EffectiveTool<'a>> + '_ {
+        Sweep {
+            grants: self,
+            exact: 0,
+            wild: 0,
+            active: std::collections::BTreeMap::new(),
+            ends: std::collections::BinaryHeap::new(),
+            position: 0,
+        }
+    }
+
+    /// The positions (in name order) of the effective tool set, some more
+    /// than once.
+    fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        let ranges = merge(self.wild.iter().map(Granting::range).collect());
+        ranges
+            .into_iter()
+            .flatten()
+            .chain(self.exact.iter().map(|e| wide(e.position)))
+    }
+}
+
+/// The sweep behind [`Grants::expanded`]: the exact grants and the
+/// wildcard grants are both sorted by position; the wildcards covering the
+/// current position are kept by grant order.
+struct Sweep<'g, 'c, 'a> {
+    grants: &'g Grants<'c, 'a>,
+    /// The next exact grant.
+    exact: usize,
+    /// The next wildcard grant to start.
+    wild: usize,
+    /// The wildcard grants covering the current position, by grant order.
+    active: std::collections::BTreeMap<u32, &'g Granting>,
+    /// (end, seq) of the active wildcard grants, smallest end first.
+    ends: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u32)>>,
+    position: u32,
+}
+
+impl<'a> Iterator for Sweep<'_, '_, 'a> {
+    type Item = EffectiveTool<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (exact, wild, caps) = (&self.grants.exact, &self.grants.wild, self.grants.caps);
+        loop {
+            // Drop the wildcards that end at or before this position.
+            while let Some(std::cmp::Reverse((end, seq))) = self.ends.peek().copied() {
+                if end > self.position {
+                    break;
+                }
+                self.ends.pop();
+                self.active.remove(&seq);
+            }
+            if self.active.is_empty() {
+                // Jump to the next grant.
+                let next_exact = exact.get(self.exact).map(|e| e.position);
+                let next_wild = wild.get(self.wild).map(|g| g.start);
+                let next = match (next_exact, next_wild) {
+                    (Some(a), Some(b)) => a.min(b),
+                    (Some(a), None) | (None, Some(a)) => a,
+                    (None, None) => return None,
+                };
+                self.position = self.position.max(next);
+            }
+            while let Some(g) = wild.get(self.wild) {
+                if g.start > self.position {
+                    break;
+                }
+                if g.end > self.position {
+                    self.active.insert(g.seq, g);
+                    self.ends.push(std::cmp::Reverse((g.end, g.seq)));
+                }
+                self.wild += 1;
+            }
+            let position = self.position;
+            self.position = self.position.saturating_add(1);
+            // The exact grants here, merged with the active wildcards by
+            // grant order. (No exact grant lies behind: each visited position
+            // takes its own. Skipping is only a guard against looping.)
+            while exact.get(self.exact).is_some_and(|e| e.position < position) {
+                self.exact += 1;
+            }
+            let from = self.exact;
+            while exact
+                .get(self.exact)
+                .is_some_and(|e| e.position == position)
+            {
+                self.exact += 1;
+            }
+            let here = exact.get(from..self.exact).unwrap_or_default();
+            if here.is_empty() && self.active.is_empty() {
+                continue;
+            }
+            let Some(tool) = caps.tool_at(wide(position)) else {
+                continue;
+            };
+            let mut granted_by = Vec::with_capacity(here.len() + self.active.len());
+            let mut here = here.iter().peekable();
+            let mut active = self.active.values().peekable();
+            loop {
+                let seq = match (here.peek(), active.peek()) {
+                    (Some(e), Some(g)) if g.seq < e.seq => active.next().map(|g| g.seq),
+                    (Some(_), _) => here.next().map(|e| e.seq),
+                    (None, Some(_)) => active.next().map(|g| g.seq),
+                    (None, None) => None,
+                };
+                let Some(seq) = seq else { break };
+                granted_by.extend(self.grants.grant(seq));
+            }
+            return Some(EffectiveTool { tool, granted_by });
+        }
     }
 }
 
 /// The part of a [`Capabilities`] being rendered.
-struct View<'a> {
-    caps: &'a Capabilities,
-    agents: Vec<&'a Agent>,
-    unattached: Option<&'a Grants>,
-    /// The graph nodes to draw (reachable from the shown sections).
-    nodes: Vec<NodeIndex>,
+struct View<'c, 'a> {
+    caps: &'c Capabilities<'a>,
+    agents: Vec<&'c Agent<'a>>,
+    unattached: Option<&'c [SkillRef<'a>]>,
+    /// The agent asked for (an index into [`Capabilities::agents`]).
+    only: Option<usize>,
+    expand: bool,
 }
 
-impl<'a> View<'a> {
-    fn select(caps: &'a Capabilities, agent: Option<&str>) -> Result<Self, CapabilitiesError> {
-        let (agents, unattached) = match agent {
-            Some(name) => match caps.agent(name) {
-                Some(a) => (vec![a], None),
+impl<'c, 'a> View<'c, 'a> {
+    fn select(
+        caps: &'c Capabilities<'a>,
+        options: &RenderOptions,
+    ) -> Result<Self, CapabilitiesError> {
+        let (agents, unattached, only) = match options.agent.as_deref() {
+            Some(name) => match caps.agents.iter().position(|a| a.name == name) {
+                Some(i) => (caps.agents.get(i).into_iter().collect(), None, Some(i)),
                 None => {
                     return Err(CapabilitiesError::UnknownAgent {
                         name: name.to_owned(),
-                        known: caps.agents.iter().map(|a| a.name.clone()).collect(),
+                        known: caps
+                            .agents
+                            .iter()
+                            .map(|a| a.name.clone().into_owned())
+                            .collect(),
                     });
                 }
             },
             None => (
                 caps.agents.iter().collect(),
-                Some(&caps.unattached).filter(|g| !g.skills.is_empty()),
+                Some(caps.unattached.as_slice()).filter(|s| !s.is_empty()),
+                None,
             ),
         };
-        let mut nodes = match agent {
-            None => caps.graph.node_indices().collect(),
-            Some(_) => {
-                let roots: Vec<NodeIndex> = agents.iter().map(|a| a.node).collect();
-                reachable(&caps.graph, &roots)
-            }
-        };
-        // Agents first, then everything else in the order it was reached.
-        nodes.sort_by_key(|&n| !matches!(caps.graph.node_weight(n), Some(Node::Agent(_))));
         Ok(View {
             caps,
             agents,
             unattached,
-            nodes,
+            only,
+            expand: options.expand,
         })
     }
 
-    /// The sections shown: agents, then the unattached skills.
-    fn sections(&self) -> impl Iterator<Item = &'a Grants> + '_ {
-        self.agents.iter().map(|a| &a.grants).chain(self.unattached)
+    /// The skill references of each shown section: agents, then the
+    /// unattached skills.
+    fn sections(&self) -> impl Iterator<Item = &'c [SkillRef<'a>]> + '_ {
+        self.agents
+            .iter()
+            .map(|a| a.skills.as_slice())
+            .chain(self.unattached)
     }
 }
 
@@ -594,64 +1328,101 @@ struct Summary {
 }
 
 impl Summary {
-    fn of(view: &View<'_>) -> Self {
-        let mut skills = HashSet::new();
-        let mut tools = HashSet::new();
-        let mut dead = HashSet::new();
-        for grants in view.sections() {
-            skills.extend(grants.skills.iter().filter_map(|s| s.skill));
-            tools.extend(grants.tools.iter().map(|t| t.tool));
-            dead.extend(grants.dead.iter().map(|d| (d.path.as_str(), d.kind)));
+    /// Over the distinct skills the sections name, not over the sections:
+    /// linear in the stack, however many agents share a skill.
+    fn of(view: &View<'_, '_>) -> Self {
+        let caps = view.caps;
+        let mut shown = vec![false; caps.skills.len()];
+        let mut granting = vec![false; caps.skills.len()];
+        let mut dead = 0;
+        for section in view.sections() {
+            for skill_ref in section {
+                dead += usize::from(skill_ref.dead.is_some());
+                let Some(i) = skill_ref.skill else { continue };
+                if let Some(s) = shown.get_mut(i) {
+                    *s = true;
+                }
+                if skill_ref.status.grants_tools()
+                    && let Some(g) = granting.get_mut(i)
+                {
+                    *g = true;
+                }
+            }
         }
-        let needs_approval = tools
+        // The granted tools: exact ones as positions in name order, and
+        // each distinct wildcard once.
+        let mut exact = vec![false; caps.tools.len()];
+        let mut wild = vec![false; caps.wildcards.len()];
+        let mut skills = 0;
+        for (i, skill) in caps.skills.iter().enumerate() {
+            if !shown.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            skills += 1;
+            dead += skill.dead.len();
+            if !granting.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            for r in &skill.refs {
+                let slot = match r.target() {
+                    Target::Tool(t) => caps.rank.get(t).and_then(|&k| exact.get_mut(k)),
+                    Target::Wildcard(w) => wild.get_mut(w),
+                    Target::Dead(_) => None,
+                };
+                if let Some(slot) = slot {
+                    *slot = true;
+                }
+            }
+        }
+        let ranges = caps
+            .wildcards
             .iter()
-            .filter(|&&t| view.caps.tools.get(t).is_some_and(|t| t.approval.is_some()))
-            .count();
+            .zip(&wild)
+            .filter(|(_, used)| **used)
+            .map(|(w, _)| w.matches.clone())
+            .collect();
+        let mut positions = exact
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| **e)
+            .map(|(k, _)| k);
+        let (tools, needs_approval) = caps.union(merge(ranges), &mut positions);
         Summary {
             agents: view.agents.len(),
-            skills: skills.len(),
-            tools: tools.len(),
+            skills,
+            tools,
             needs_approval,
-            dead: dead.len(),
+            dead,
         }
     }
 }
 
-/// Every node reachable from `roots`, in index order.
-fn reachable(graph: &DiGraph<Node, Edge>, roots: &[NodeIndex]) -> Vec<NodeIndex> {
-    let mut seen: HashSet<NodeIndex> = HashSet::new();
-    for &root in roots {
-        let mut bfs = petgraph::visit::Bfs::new(graph, root);
-        while let Some(n) = bfs.next(graph) {
-            seen.insert(n);
+impl<'a> Capabilities<'a> {
+    /// The capability graph: agents, skills, wildcards and whatever their
+    /// references reach, in the order the skills and then the agents are
+    /// read (the order the diagrams number their nodes in, agents first).
+    /// Each wildcard pattern is one node, linked to the tools it matches by
+    /// [`Edge::Matches`]; a tool reached only that way is drawn only in an
+    /// expanded diagram. Node `i` is the `i`-th created; an agent's or a
+    /// skill's repeated reference adds no second edge.
+    ///
+    /// The diagrams do not build it: they lay out the same order in a few
+    /// words per node.
+    pub fn graph(&self) -> DiGraph<Node<'_>, Edge> {
+        let order = diagram::Order::new(self);
+        let mut graph = DiGraph::with_capacity(order.items.len(), order.items.len());
+        for &item in &order.items {
+            graph.add_node(order.node(self, item));
         }
+        let mut edges = Vec::new();
+        for (n, &item) in order.items.iter().enumerate() {
+            order.edges(self, item, &mut edges);
+            for &(to, edge) in &edges {
+                graph.add_edge(NodeIndex::new(n), NodeIndex::new(to), edge);
+            }
+        }
+        graph
     }
-    let mut nodes: Vec<NodeIndex> = seen.into_iter().collect();
-    nodes.sort_unstable();
-    nodes
-}
-
-/// Builds [`Capabilities`]; holds the lookup tables while it does.
-#[derive(Default)]
-struct Builder {
-    caps_tools: Vec<Tool>,
-    actions: Vec<Action>,
-    skills: Vec<Skill>,
-    tool_by_name: HashMap<String, usize>,
-    /// Tool names in sorted order, for wildcard prefix search.
-    sorted_tools: BTreeMap<String, usize>,
-    action_by_name: HashMap<String, usize>,
-    skill_by_name: HashMap<String, usize>,
-    /// The tool names in scan order, for suggestions.
-    universe: Universe,
-    /// The skill names in document order, for suggestions.
-    skill_names: Universe,
-    graph: DiGraph<Node, Edge>,
-    tool_nodes: HashMap<usize, NodeIndex>,
-    action_nodes: HashMap<usize, NodeIndex>,
-    object_nodes: HashMap<String, NodeIndex>,
-    flow_nodes: HashMap<String, NodeIndex>,
-    edges: HashSet<(NodeIndex, NodeIndex)>,
 }
 
 fn with_suggestion(mut message: String, suggestion: Option<&str>) -> String {
@@ -661,55 +1432,157 @@ fn with_suggestion(mut message: String, suggestion: Option<&str>) -> String {
     message
 }
 
+/// A path in one input, prefixed with its file when composing.
+fn located(file: Option<&str>, path: &JsonPath) -> String {
+    match file {
+        Some(f) => format!("{f}:{path}"),
+        None => path.to_string(),
+    }
+}
+
 fn path_of(collection: &str, index: usize) -> JsonPath {
     JsonPath::root().key(collection).index(index)
 }
 
-fn str_field(record: &Record<'_>, key: &str) -> Option<String> {
-    record.str(key).map(str::to_owned)
+fn display_name<'a>(record: &Record<'a>) -> Cow<'a, str> {
+    match record.name() {
+        Some(n) => Cow::Borrowed(n),
+        None => Cow::Owned(format!("#{}", record.index())),
+    }
 }
 
-fn display_name(record: &Record<'_>) -> String {
-    record
-        .name()
-        .map_or_else(|| format!("#{}", record.index()), str::to_owned)
-}
-
-fn surface_of(record: &Record<'_>) -> String {
-    record.str("surface").unwrap_or("ask").to_owned()
+fn surface_of<'a>(record: &Record<'a>) -> &'a str {
+    record.str("surface").unwrap_or("ask")
 }
 
 fn active_of(record: &Record<'_>) -> bool {
     record.get("active") != Some(&Value::Bool(false))
 }
 
-impl Builder {
-    fn build(mut self, stack: &Map<'_>) -> Capabilities {
-        self.read_actions(stack);
-        let flows: HashSet<String> = records_of(stack, "flows", &Arena::new())
-            .iter()
-            .filter_map(|r| r.name().map(str::to_owned))
-            .collect();
-        self.read_tools(stack, &flows);
-        self.universe = Universe::new(self.caps_tools.iter().map(|t| t.name.clone()).collect());
-        self.skill_names = Universe::new(
-            records_of(stack, "skills", &Arena::new())
-                .iter()
-                .filter_map(|r| r.name().map(str::to_owned))
-                .collect(),
-        );
-        self.read_skills(stack);
-        let agents = self.read_agents(stack);
+/// Builds [`Capabilities`]; holds the inputs and lookup tables while it
+/// does.
+struct Builder<'a> {
+    inputs: Vec<(Option<&'a str>, &'a Map<'a>)>,
+    arena: &'a Arena,
+    actions: Vec<Action<'a>>,
+    action_by_name: FastMap<&'a str, usize>,
+    skills: Vec<Skill<'a>>,
+    skill_by_name: FastMap<&'a str, usize>,
+    wildcards: Vec<Wildcard<'a>>,
+    wildcard_by_pattern: FastMap<&'a str, usize>,
+    dead: Vec<DeadReference<'a>>,
+}
 
-        let named: HashSet<usize> = agents
+/// The tool names during the build: hashed, sorted, and the suggestions
+/// for the references that miss.
+struct Names<'t> {
+    tools: &'t [Tool<'t>],
+    /// Tool indices, hashed by name.
+    table: hashbrown::HashTable<u32>,
+    hasher: FastHash,
+    /// Tool indices in name order.
+    sorted: Vec<u32>,
+    /// The suggestion for each distinct tool reference that misses.
+    suggestions: FastMap<&'t str, Option<String>>,
+    skill_names: OnceCell<Universe>,
+    /// Every skill record's name, in document order.
+    skill_list: Vec<&'t str>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(inputs: Vec<(Option<&'a str>, &'a Map<'a>)>, arena: &'a Arena) -> Self {
+        Builder {
+            inputs,
+            arena,
+            actions: Vec::new(),
+            action_by_name: FastMap::default(),
+            skills: Vec::new(),
+            skill_by_name: FastMap::default(),
+            wildcards: Vec::new(),
+            wildcard_by_pattern: FastMap::default(),
+            dead: Vec::new(),
+        }
+    }
+
+    fn collection(&self, key: &str) -> Vec<(Option<&'a str>, Record<'a>)> {
+        self.inputs
             .iter()
-            .flat_map(|a| a.grants.skills.iter().filter_map(|r| r.skill))
+            .flat_map(|&(file, root)| {
+                records_of(root, key, self.arena)
+                    .into_iter()
+                    .map(move |r| (file, r))
+            })
+            .collect()
+    }
+
+    fn build(mut self) -> Capabilities<'a> {
+        self.read_actions();
+        // Vectors grown by doubling keep up to half their room unused; the
+        // large ones are trimmed once they are complete.
+        self.actions.shrink_to_fit();
+        let flows: FastSet<&'a str> = self
+            .collection("flows")
+            .iter()
+            .filter_map(|(_, r)| r.name())
             .collect();
-        let unattached_refs: Vec<SkillRef> = self
-            .skills
+        let tools = self.read_tools(&flows);
+        let skill_records = self.collection("skills");
+        let (by_name, rank, approvals_before, skills_done, agents, unattached) = {
+            let names = Names::new(&tools, &skill_records);
+            self.read_skills(&skill_records, &names);
+            self.skills.shrink_to_fit();
+            self.dead.shrink_to_fit();
+            let agents = self.read_agents(&names);
+            let by_name: Vec<usize> = names.sorted.iter().map(|&i| wide(i)).collect();
+            let mut rank = vec![0; tools.len()];
+            for (k, &i) in by_name.iter().enumerate() {
+                if let Some(r) = rank.get_mut(i) {
+                    *r = k;
+                }
+            }
+            let mut approvals_before = Vec::with_capacity(by_name.len() + 1);
+            let mut count = 0;
+            approvals_before.push(0);
+            for &i in &by_name {
+                count += usize::from(tools.get(i).is_some_and(|t| t.approval.is_some()));
+                approvals_before.push(count);
+            }
+            let mut unattached = self.unattached(&agents);
+            unattached.shrink_to_fit();
+            (
+                by_name,
+                rank,
+                approvals_before,
+                std::mem::take(&mut self.skills),
+                agents,
+                unattached,
+            )
+        };
+        Capabilities {
+            agents,
+            unattached,
+            skills: skills_done,
+            tools,
+            actions: self.actions,
+            wildcards: self.wildcards,
+            dead_references: self.dead,
+            by_name,
+            rank,
+            approvals_before,
+        }
+    }
+
+    fn unattached(&self, agents: &[Agent<'a>]) -> Vec<SkillRef<'a>> {
+        let mut named = vec![false; self.skills.len()];
+        for r in agents.iter().flat_map(|a| &a.skills) {
+            if let Some(n) = r.skill.and_then(|i| named.get_mut(i)) {
+                *n = true;
+            }
+        }
+        self.skills
             .iter()
             .enumerate()
-            .filter(|(i, _)| !named.contains(i))
+            .filter(|(i, _)| !named.get(*i).copied().unwrap_or(false))
             .map(|(i, s)| SkillRef {
                 name: s.name.clone(),
                 path: s.path.clone(),
@@ -721,112 +1594,107 @@ impl Builder {
                 },
                 dead: None,
             })
-            .collect();
-        let unattached = self.grants(unattached_refs);
-
-        Capabilities {
-            agents,
-            unattached,
-            skills: self.skills,
-            tools: self.caps_tools,
-            actions: self.actions,
-            graph: self.graph,
-        }
+            .collect()
     }
 
-    fn read_actions(&mut self, stack: &Map<'_>) {
-        for record in records_of(stack, "actions", &Arena::new()) {
-            let path = path_of("actions", record.index());
-            let object = str_field(&record, "objectName");
-            self.push_action(&record, path, object);
+    fn read_actions(&mut self) {
+        for (file, record) in self.collection("actions") {
+            let object = record.str("objectName");
+            self.push_action(&record, (file, None), object);
         }
-        for object in records_of(stack, "objects", &Arena::new()) {
-            let object_path = path_of("objects", object.index());
-            let object_name = object.name().map(str::to_owned);
-            for record in records(object.get("actions"), &Arena::new()) {
-                let path = object_path.key("actions").index(record.index());
-                let owner = str_field(&record, "objectName").or_else(|| object_name.clone());
-                self.push_action(&record, path, owner);
+        for (file, object) in self.collection("objects") {
+            let owner = Some(small(object.index()));
+            let object_name = object.name();
+            for record in records(object.get("actions"), self.arena) {
+                let object = record.str("objectName").or(object_name);
+                self.push_action(&record, (file, owner), object);
             }
         }
     }
 
-    fn push_action(&mut self, record: &Record<'_>, path: JsonPath, object: Option<String>) {
+    fn push_action(
+        &mut self,
+        record: &Record<'a>,
+        (file, owner): (Option<&'a str>, Option<u32>),
+        object: Option<&'a str>,
+    ) {
         let Some(name) = record.name() else { return };
         let fields: &Map<'_> = record.fields;
         let index = self.actions.len();
         self.actions.push(Action {
-            name: name.to_owned(),
-            label: str_field(record, "label"),
+            name,
+            label: record.str("label"),
             object,
-            path: path.to_string(),
-            skip: materialise::static_skip(fields),
+            skip: materialise::static_skip(fields).map(Box::new),
             approval: materialise::needs_confirmation(fields),
+            file,
+            owner,
+            index: u32::try_from(record.index()).unwrap_or(u32::MAX),
         });
-        self.action_by_name.entry(name.to_owned()).or_insert(index);
+        self.action_by_name.entry(name).or_insert(index);
     }
 
-    fn push_tool(&mut self, tool: Tool) {
-        if self.tool_by_name.contains_key(&tool.name) {
-            return;
-        }
-        let index = self.caps_tools.len();
-        self.tool_by_name.insert(tool.name.clone(), index);
-        self.sorted_tools.insert(tool.name.clone(), index);
-        self.caps_tools.push(tool);
-    }
-
-    fn read_tools(&mut self, stack: &Map<'_>, flows: &HashSet<String>) {
+    fn read_tools(&self, flows: &FastSet<&'a str>) -> Vec<Tool<'a>> {
+        let mut tools = Vec::new();
+        let mut taken: FastSet<&'a str> = FastSet::default();
         for group in objectstack_registry::GROUPS {
             for name in group.names {
-                self.push_tool(Tool {
-                    name: (*name).to_owned(),
-                    source: ToolSource::Platform {
-                        package: group.package,
-                    },
-                    status: ToolStatus::Ready,
-                    action: None,
-                    flow: None,
-                    approval: None,
-                });
+                if taken.insert(name) {
+                    tools.push(Tool {
+                        name: Cow::Borrowed(*name),
+                        source: ToolSource::Platform {
+                            package: group.package,
+                        },
+                        status: ToolStatus::Ready,
+                        action: None,
+                        flow: None,
+                        approval: None,
+                    });
+                }
             }
         }
-        for record in records_of(stack, "tools", &Arena::new()) {
+        for (file, record) in self.collection("tools") {
             let Some(name) = record.name() else { continue };
-            let path = path_of("tools", record.index()).to_string();
+            if !taken.insert(name) {
+                continue;
+            }
             let mut tool = Tool {
-                name: name.to_owned(),
-                source: ToolSource::Record { path },
+                name: Cow::Borrowed(name),
+                source: ToolSource::Record {
+                    path: located(file, &path_of("tools", record.index())),
+                },
                 status: ToolStatus::Inert,
                 action: None,
                 flow: None,
                 approval: None,
             };
             self.bind(&mut tool, record.get("binding"), flows);
-            self.push_tool(tool);
+            tools.push(tool);
         }
-        let materialised: Vec<(String, usize)> = self
-            .actions
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.skip.is_none())
-            .map(|(i, a)| (objectstack_registry::action_tool_name(&a.name), i))
-            .collect();
-        for (name, action) in materialised {
-            let approval = self.actions.get(action).and_then(|a| a.approval);
-            self.push_tool(Tool {
-                name,
+        let mut taken_actions: FastSet<&'a str> = FastSet::default();
+        for (i, action) in self.actions.iter().enumerate() {
+            if action.skip.is_some() {
+                continue;
+            }
+            let name = objectstack_registry::action_tool_name(action.name);
+            if taken.contains(name.as_str()) || !taken_actions.insert(action.name) {
+                continue;
+            }
+            tools.push(Tool {
+                name: Cow::Owned(name),
                 source: ToolSource::Action,
                 status: ToolStatus::Ready,
-                action: Some(action),
+                action: Some(i),
                 flow: None,
-                approval,
+                approval: action.approval,
             });
         }
+        tools.shrink_to_fit();
+        tools
     }
 
     /// Resolves a tool record's Phase-2 `binding`.
-    fn bind(&self, tool: &mut Tool, binding: Option<&Value>, flows: &HashSet<String>) {
+    fn bind(&self, tool: &mut Tool<'a>, binding: Option<&'a Value<'a>>, flows: &FastSet<&'a str>) {
         let binding = match binding {
             None | Some(Value::Null) => return,
             Some(Value::Object(b)) => b,
@@ -865,7 +1733,7 @@ impl Builder {
                 }
             },
             Some("flow") => {
-                tool.flow = Some(name.to_owned());
+                tool.flow = Some(name);
                 tool.status = if flows.contains(name) {
                     ToolStatus::Ready
                 } else {
@@ -882,99 +1750,102 @@ impl Builder {
         }
     }
 
-    fn read_skills(&mut self, stack: &Map<'_>) {
-        for record in records_of(stack, "skills", &Arena::new()) {
+    fn read_skills(&mut self, records: &[(Option<&'a str>, Record<'a>)], names: &Names<'_>) {
+        for (file, record) in records {
             let index = self.skills.len();
-            let name = display_name(&record);
-            let path = path_of("skills", record.index());
-            let refs = match record.get("tools").and_then(Value::as_array) {
-                Some(entries) => entries
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(j, entry)| match entry.as_str() {
-                        Some(text) if !text.is_empty() => {
-                            let at = path.key("tools").index(j).to_string();
-                            Some(self.resolve(text, at, &name))
-                        }
-                        _ => None,
-                    })
-                    .collect(),
-                None => Vec::new(),
-            };
-            let node = self.graph.add_node(Node::Skill(index));
+            let name = display_name(record);
+            let path = located(*file, &path_of("skills", record.index()));
+            let entries = record
+                .get("tools")
+                .and_then(Value::as_array)
+                .unwrap_or_default();
+            // Sized once: a million references in vectors grown by
+            // doubling would waste a third of their memory.
+            let mut refs = Vec::with_capacity(entries.len());
+            let dead_start = self.dead.len();
+            let mut texts: FastSet<&'a str> = FastSet::default();
+            for (j, entry) in entries.iter().enumerate() {
+                let Some(text) = entry.as_str().filter(|t| !t.is_empty()) else {
+                    continue;
+                };
+                let target = self.resolve(text, &path, j, &name, names);
+                refs.push(ToolRef::new(entry, j, !texts.insert(text), target));
+            }
+            refs.shrink_to_fit();
             if let Some(n) = record.name() {
-                self.skill_by_name.entry(n.to_owned()).or_insert(index);
+                self.skill_by_name.entry(n).or_insert(index);
             }
             self.skills.push(Skill {
                 name,
-                label: str_field(&record, "label"),
-                surface: surface_of(&record),
-                active: active_of(&record),
-                path: path.to_string(),
+                label: record.str("label"),
+                surface: surface_of(record),
+                active: active_of(record),
+                path,
                 refs,
-                node,
+                dead: dead_start..self.dead.len(),
             });
-            self.link_skill(index);
         }
     }
 
     /// Resolves one skill tool entry against the universe.
-    fn resolve(&self, text: &str, path: String, skill: &str) -> ToolRef {
+    // The skill's name is cloned into dead references only, still borrowed
+    // from the document when it can be: a `&str` would lose that.
+    #[allow(clippy::ptr_arg)]
+    fn resolve(
+        &mut self,
+        text: &'a str,
+        skill_path: &str,
+        j: usize,
+        skill: &Cow<'a, str>,
+        names: &Names<'_>,
+    ) -> Target {
         let dead = |kind: DeadKind, message: String, suggestion: Option<&str>| DeadReference {
             kind,
-            reference: text.to_owned(),
-            path: path.clone(),
-            skill: Some(skill.to_owned()),
+            reference: text,
+            path: format!("{skill_path}.tools[{j}]"),
+            skill: Some(skill.clone()),
             message: with_suggestion(message, suggestion),
             suggestion: suggestion.map(str::to_owned),
         };
         if let Some(prefix) = text.strip_suffix('*') {
-            let resolves: Vec<usize> = self
-                .sorted_tools
-                .range::<str, _>((
-                    std::ops::Bound::Included(prefix),
-                    std::ops::Bound::Unbounded,
-                ))
-                .take_while(|(name, _)| name.starts_with(prefix))
-                .map(|(_, &i)| i)
-                .collect();
-            let dead = resolves.is_empty().then(|| {
-                dead(
-                    DeadKind::WildcardEmpty,
-                    format!(
-                        "no tool name starts with \"{prefix}\", so the wildcard grants nothing."
-                    ),
-                    None,
-                )
-            });
-            return ToolRef {
-                text: text.to_owned(),
-                path: path.clone(),
-                wildcard: true,
-                resolves,
-                dead,
+            let id = match self.wildcard_by_pattern.get(text) {
+                Some(&id) => id,
+                None => {
+                    let id = self.wildcards.len();
+                    self.wildcards.push(Wildcard {
+                        pattern: text,
+                        matches: names.prefixed(prefix),
+                    });
+                    self.wildcard_by_pattern.insert(text, id);
+                    id
+                }
             };
+            let empty = self.wildcards.get(id).is_none_or(Wildcard::is_empty);
+            if !empty {
+                return Target::Wildcard(id);
+            }
+            let d = dead(
+                DeadKind::WildcardEmpty,
+                format!("no tool name starts with \"{prefix}\", so the wildcard grants nothing."),
+                None,
+            );
+            return self.push_dead(d);
         }
-        if let Some(&i) = self.tool_by_name.get(text) {
-            return ToolRef {
-                text: text.to_owned(),
-                path,
-                wildcard: false,
-                resolves: vec![i],
-                dead: None,
-            };
+        if let Some(i) = names.get(text) {
+            return Target::Tool(i);
         }
         let not_materialised = text
             .strip_prefix(objectstack_registry::ACTION_PREFIX)
             .and_then(|name| self.action_by_name.get(name))
             .and_then(|&i| self.actions.get(i))
             .and_then(|a| a.skip.as_ref().map(|skip| (a, skip)));
-        let dead = match not_materialised {
+        let d = match not_materialised {
             Some((action, skip)) => dead(
                 DeadKind::ActionNotMaterialised,
                 format!(
                     "action \"{}\" ({}) exists but does not become a tool: {skip}.",
-                    action.name, action.path
+                    action.name,
+                    action.path()
                 ),
                 None,
             ),
@@ -984,198 +1855,100 @@ impl Builder {
                     "no platform tool, tool record or AI-exposed action is named \"{text}\"; \
                      the model is told about a tool it cannot call."
                 ),
-                self.universe.suggest(text),
+                names.suggestion(text),
             ),
         };
-        ToolRef {
-            text: text.to_owned(),
-            path,
-            wildcard: false,
-            resolves: Vec::new(),
-            dead: Some(dead),
-        }
+        self.push_dead(d)
     }
 
-    /// Adds a skill's edges: to each granted tool and to each dead ref.
-    fn link_skill(&mut self, skill: usize) {
-        let Some(s) = self.skills.get(skill) else {
-            return;
-        };
-        let from = s.node;
-        let refs = s.refs.clone();
-        for r in refs {
-            if let Some(dead) = &r.dead {
-                let node = self.graph.add_node(Node::Dead {
-                    kind: dead.kind,
-                    reference: r.text.clone(),
-                    suggestion: dead.suggestion.clone(),
-                });
-                self.graph.add_edge(from, node, Edge::Dead);
-                continue;
-            }
-            let via = r.wildcard.then(|| r.text.clone());
-            for &tool in &r.resolves {
-                let to = self.tool_node(tool);
-                self.edge(from, to, Edge::Grants { via: via.clone() });
-            }
-        }
+    fn push_dead(&mut self, dead: DeadReference<'a>) -> Target {
+        self.dead.push(dead);
+        Target::Dead(self.dead.len() - 1)
     }
 
-    fn edge(&mut self, from: NodeIndex, to: NodeIndex, edge: Edge) {
-        if self.edges.insert((from, to)) {
-            self.graph.add_edge(from, to, edge);
-        }
-    }
-
-    /// The node of a tool, adding it (and what it runs) on first use.
-    fn tool_node(&mut self, tool: usize) -> NodeIndex {
-        if let Some(&n) = self.tool_nodes.get(&tool) {
-            return n;
-        }
-        let node = self.graph.add_node(Node::Tool(tool));
-        self.tool_nodes.insert(tool, node);
-        let (action, flow, source) = match self.caps_tools.get(tool) {
-            Some(t) => (t.action, t.flow.clone(), t.source.clone()),
-            None => return node,
-        };
-        let link = if source == ToolSource::Action {
-            Edge::Runs
-        } else {
-            Edge::Binds
-        };
-        if let Some(a) = action {
-            let to = self.action_node(a);
-            self.edge(node, to, link);
-        } else if let Some(f) = flow {
-            let to = match self.flow_nodes.get(&f) {
-                Some(&n) => n,
-                None => {
-                    let n = self.graph.add_node(Node::Flow(f.clone()));
-                    self.flow_nodes.insert(f, n);
-                    n
-                }
-            };
-            self.edge(node, to, link);
-        }
-        node
-    }
-
-    fn action_node(&mut self, action: usize) -> NodeIndex {
-        if let Some(&n) = self.action_nodes.get(&action) {
-            return n;
-        }
-        let node = self.graph.add_node(Node::Action(action));
-        self.action_nodes.insert(action, node);
-        if let Some(object) = self.actions.get(action).and_then(|a| a.object.clone()) {
-            let to = match self.object_nodes.get(&object) {
-                Some(&n) => n,
-                None => {
-                    let n = self.graph.add_node(Node::Object(object.clone()));
-                    self.object_nodes.insert(object, n);
-                    n
-                }
-            };
-            self.edge(node, to, Edge::On);
-        }
-        node
-    }
-
-    fn read_agents(&mut self, stack: &Map<'_>) -> Vec<Agent> {
+    fn read_agents(&self, names: &Names<'_>) -> Vec<Agent<'a>> {
         let mut agents = Vec::new();
-        for record in records_of(stack, "agents", &Arena::new()) {
-            let index = agents.len();
+        for (file, record) in self.collection("agents") {
             let name = display_name(&record);
             let path = path_of("agents", record.index());
             let surface = surface_of(&record);
-            let node = self.graph.add_node(Node::Agent(index));
-            let mut refs = Vec::new();
+            let mut skills = Vec::new();
             if let Some(entries) = record.get("skills").and_then(Value::as_array) {
                 for (j, entry) in entries.iter().enumerate() {
                     let Some(skill_name) = entry.as_str().filter(|s| !s.is_empty()) else {
                         continue;
                     };
-                    let at = path.key("skills").index(j).to_string();
-                    let skill_ref = self.skill_ref(skill_name, at, &name, &surface);
-                    let to = match skill_ref.skill.and_then(|i| self.skills.get(i)) {
-                        Some(s) => s.node,
-                        None => self.graph.add_node(Node::Dead {
-                            kind: DeadKind::SkillMissing,
-                            reference: skill_name.to_owned(),
-                            suggestion: skill_ref.dead.as_ref().and_then(|d| d.suggestion.clone()),
-                        }),
-                    };
-                    let edge = match skill_ref.status {
-                        SkillStatus::Missing => Edge::Dead,
-                        status => Edge::Uses(status),
-                    };
-                    self.edge(node, to, edge);
-                    refs.push(skill_ref);
+                    let at = located(file, &path.key("skills").index(j));
+                    skills.push(self.skill_ref(skill_name, at, &name, surface, names));
                 }
             }
             agents.push(Agent {
                 name,
-                label: str_field(&record, "label"),
+                label: record.str("label"),
                 surface,
                 active: active_of(&record),
-                path: path.to_string(),
-                grants: self.grants(refs),
-                node,
+                path: located(file, &path),
+                skills,
             });
         }
         agents
     }
 
-    fn skill_ref(&self, name: &str, path: String, agent: &str, surface: &str) -> SkillRef {
-        let dead = |kind: DeadKind, message: String| DeadReference {
-            kind,
-            reference: name.to_owned(),
-            path: path.clone(),
-            skill: None,
-            message,
-            suggestion: None,
+    fn skill_ref(
+        &self,
+        name: &'a str,
+        path: String,
+        agent: &str,
+        surface: &str,
+        names: &Names<'_>,
+    ) -> SkillRef<'a> {
+        let dead = |kind: DeadKind, message: String, suggestion: Option<&str>| {
+            Some(Box::new(DeadReference {
+                kind,
+                reference: name,
+                path: path.clone(),
+                skill: None,
+                message: with_suggestion(message, suggestion),
+                suggestion: suggestion.map(str::to_owned),
+            }))
         };
         let Some((index, skill)) = self
             .skill_by_name
             .get(name)
             .and_then(|&i| self.skills.get(i).map(|s| (i, s)))
         else {
+            let suggestion = names.skill_names().suggest(name);
             return SkillRef {
-                name: name.to_owned(),
+                name: Cow::Borrowed(name),
                 path: path.clone(),
                 skill: None,
                 status: SkillStatus::Missing,
-                dead: Some({
-                    let suggestion = self.skill_names.suggest(name);
-                    let mut d = dead(
-                        DeadKind::SkillMissing,
-                        with_suggestion(
-                            format!(
-                                "agent \"{agent}\" names skill \"{name}\", which this stack \
-                                 does not define; it adds no tools."
-                            ),
-                            suggestion,
-                        ),
-                    );
-                    d.suggestion = suggestion.map(str::to_owned);
-                    d
-                }),
+                dead: dead(
+                    DeadKind::SkillMissing,
+                    format!(
+                        "agent \"{agent}\" names skill \"{name}\", which this stack does not \
+                         define; it adds no tools."
+                    ),
+                    suggestion,
+                ),
             };
         };
         let (status, dead) = if !skill.active {
             (
                 SkillStatus::Inactive,
-                Some(dead(
+                dead(
                     DeadKind::SkillInactive,
                     format!(
                         "skill \"{name}\" is inactive (`active: false`), so the runtime drops \
                          it and agent \"{agent}\" gets none of its tools."
                     ),
-                )),
+                    None,
+                ),
             )
         } else if skill.surface != "both" && skill.surface != surface {
             (
                 SkillStatus::SurfaceMismatch,
-                Some(dead(
+                dead(
                     DeadKind::SkillSurfaceMismatch,
                     format!(
                         "skill \"{name}\" has surface `{}` but agent \"{agent}\" has surface \
@@ -1183,64 +1956,109 @@ impl Builder {
                          `both`).",
                         skill.surface
                     ),
-                )),
+                    None,
+                ),
             )
         } else {
             (SkillStatus::Attached, None)
         };
         SkillRef {
-            name: name.to_owned(),
+            name: Cow::Borrowed(name),
             path,
             skill: Some(index),
             status,
             dead,
         }
     }
+}
 
-    /// Adds up a list of skill references: effective tools and dead refs.
-    fn grants(&self, skills: Vec<SkillRef>) -> Grants {
-        let mut tools: BTreeMap<&str, EffectiveTool> = BTreeMap::new();
-        // (tool, skill, reference) already granted: a tool can be granted
-        // by thousands of wildcard references, so not a scan per grant.
-        let mut granted: HashSet<(usize, usize, &str)> = HashSet::new();
-        let mut dead = Vec::new();
-        for skill_ref in &skills {
-            dead.extend(skill_ref.dead.iter().cloned());
-            let Some((index, skill)) = skill_ref
-                .skill
-                .and_then(|i| self.skills.get(i).map(|s| (i, s)))
-            else {
-                continue;
-            };
-            for r in &skill.refs {
-                dead.extend(r.dead.iter().cloned());
-                if !skill_ref.status.grants_tools() {
+impl<'t> Names<'t> {
+    fn new(tools: &'t [Tool<'t>], skills: &[(Option<&'t str>, Record<'t>)]) -> Self {
+        let hasher = FastHash::default();
+        let mut table = hashbrown::HashTable::with_capacity(tools.len());
+        let name = |i: u32| tools.get(wide(i)).map_or("", |t| t.name.as_ref());
+        for (i, tool) in tools.iter().enumerate() {
+            table.insert_unique(hasher.hash_one(tool.name.as_ref()), small(i), |&j| {
+                hasher.hash_one(name(j))
+            });
+        }
+        let mut sorted: Vec<u32> = (0..tools.len()).map(small).collect();
+        sorted.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        let mut names = Names {
+            tools,
+            table,
+            hasher,
+            sorted,
+            suggestions: FastMap::default(),
+            skill_names: OnceCell::new(),
+            skill_list: skills.iter().filter_map(|(_, r)| r.name()).collect(),
+        };
+        names.suggest_misses(skills);
+        names
+    }
+
+    fn name(&self, i: u32) -> &'t str {
+        self.tools.get(wide(i)).map_or("", |t| t.name.as_ref())
+    }
+
+    /// The tool named so.
+    fn get(&self, name: &str) -> Option<usize> {
+        self.table
+            .find(self.hasher.hash_one(name), |&i| self.name(i) == name)
+            .map(|&i| wide(i))
+    }
+
+    /// Suggests a name for every distinct exact reference that misses,
+    /// before the references are built: the suggestion index is then
+    /// freed before the view's largest part exists.
+    fn suggest_misses(&mut self, skills: &[(Option<&'t str>, Record<'t>)]) {
+        let mut universe: Option<Universe> = None;
+        for (_, record) in skills {
+            let entries = record
+                .get("tools")
+                .and_then(Value::as_array)
+                .unwrap_or_default();
+            for text in entries.iter().filter_map(Value::as_str) {
+                if text.is_empty()
+                    || text.ends_with('*')
+                    || self.suggestions.contains_key(text)
+                    || self.get(text).is_some()
+                {
                     continue;
                 }
-                for &tool in &r.resolves {
-                    let Some(t) = self.caps_tools.get(tool) else {
-                        continue;
-                    };
-                    let entry = tools
-                        .entry(t.name.as_str())
-                        .or_insert_with(|| EffectiveTool {
-                            tool,
-                            granted_by: Vec::new(),
-                        });
-                    if granted.insert((tool, index, r.text.as_str())) {
-                        entry.granted_by.push(Grant {
-                            skill: index,
-                            reference: r.text.clone(),
-                        });
-                    }
-                }
+                let universe = universe.get_or_insert_with(|| {
+                    Universe::new(
+                        self.tools
+                            .iter()
+                            .map(|t| t.name.as_ref().to_owned())
+                            .collect(),
+                    )
+                });
+                self.suggestions
+                    .insert(text, universe.suggest(text).map(str::to_owned));
             }
         }
-        Grants {
-            skills,
-            tools: tools.into_values().collect(),
-            dead,
-        }
+    }
+
+    /// The suggestion for a reference that misses.
+    fn suggestion(&self, text: &str) -> Option<&str> {
+        self.suggestions.get(text).and_then(Option::as_deref)
+    }
+
+    /// The positions in name order of the names starting with `prefix`.
+    fn prefixed(&self, prefix: &str) -> Range<usize> {
+        let start = self.sorted.partition_point(|&i| self.name(i) < prefix);
+        let end = self.sorted.partition_point(|&i| {
+            let n = self.name(i);
+            n < prefix || n.starts_with(prefix)
+        });
+        start..end.max(start)
+    }
+
+    /// The skill names in document order, for suggestions.
+    fn skill_names(&self) -> &Universe {
+        self.skill_names
+            .get_or_init(|| Universe::new(self.skill_list.iter().map(|&n| n.to_owned()).collect()))
     }
 }
 
@@ -1249,15 +2067,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn caps(v: serde_json::Value) -> Capabilities {
-        build(crate::testing::doc(v))
+    fn caps(v: serde_json::Value) -> Capabilities<'static> {
+        let arena: &'static Arena = Box::leak(Box::default());
+        build(crate::testing::doc(v), arena)
     }
 
-    fn tool_names(caps: &Capabilities, grants: &Grants) -> Vec<String> {
-        grants
-            .tools
-            .iter()
-            .map(|t| caps.tools[t.tool].name.clone())
+    fn tool_names(caps: &Capabilities<'_>, skills: &[SkillRef<'_>]) -> Vec<String> {
+        caps.grants(skills)
+            .expanded()
+            .map(|t| caps.tools[t.tool].name.to_string())
             .collect()
     }
 
@@ -1293,8 +2111,9 @@ mod tests {
     #[test]
     fn wildcard_star_alone_matches_everything() {
         let c = caps(json!({"skills": [{"name": "s", "tools": ["*"]}]}));
-        assert_eq!(c.skills[0].refs[0].resolves.len(), c.tools.len());
-        assert_eq!(c.unattached.tools.len(), c.tools.len());
+        assert_eq!(c.matches(&c.skills[0].refs[0]), c.tools.len());
+        assert_eq!(c.grants(&c.unattached).tool_count, c.tools.len());
+        assert_eq!(tool_names(&c, &c.unattached).len(), c.tools.len());
     }
 
     #[test]
@@ -1305,7 +2124,7 @@ mod tests {
         ]}));
         assert!(c.skills[0].refs.is_empty());
         assert_eq!(c.skills[1].refs.len(), 1);
-        assert_eq!(c.skills[1].refs[0].path, "skills[1].tools[3]");
+        assert_eq!(c.skills[1].refs[0].path(&c.skills[1]), "skills[1].tools[3]");
         assert_eq!(tool_names(&c, &c.unattached), ["query_data"]);
     }
 
@@ -1347,8 +2166,9 @@ mod tests {
             ]}],
             "skills": [{"name": "s", "tools": ["action_ship", "nope"]}]
         }));
-        let kinds: Vec<&Node> = c.graph.node_weights().collect();
-        assert!(kinds.contains(&&Node::Object("order".to_owned())));
+        let g = c.graph();
+        let kinds: Vec<&Node<'_>> = g.node_weights().collect();
+        assert!(kinds.contains(&&Node::Object("order")));
         assert!(kinds.contains(&&Node::Action(0)));
         assert!(!kinds.contains(&&Node::Action(1)));
         assert!(kinds.iter().any(|n| matches!(
@@ -1359,6 +2179,73 @@ mod tests {
             }
         )));
         // skill, tool, action, object, dead
-        assert_eq!(c.graph.node_count(), 5);
+        assert_eq!(g.node_count(), 5);
+    }
+
+    #[test]
+    fn a_reference_is_sixteen_bytes_and_keeps_its_parts() {
+        assert_eq!(std::mem::size_of::<ToolRef<'_>>(), 16);
+        let entry = Value::String("x*");
+        for target in [Target::Tool(7), Target::Wildcard(0), Target::Dead(1 << 29)] {
+            for repeat in [false, true] {
+                let r = ToolRef::new(&entry, 41, repeat, target);
+                assert_eq!(
+                    (r.target(), r.index(), r.repeat(), r.text()),
+                    (target, 41, repeat, "x*")
+                );
+            }
+        }
+        // Out of range: saturated, so it finds nothing rather than
+        // something else.
+        let r = ToolRef::new(&entry, usize::MAX, false, Target::Tool(usize::MAX));
+        assert_eq!(r.target(), Target::Tool((1 << 30) - 1));
+        assert_eq!(r.index(), (1 << 31) - 1);
+    }
+
+    #[test]
+    fn merge_joins_overlapping_and_touching_ranges() {
+        assert_eq!(merge(vec![5..7, 0..2, 1..3, 3..4, 9..9]), vec![0..4, 5..7]);
+    }
+
+    #[test]
+    fn the_sweep_lists_every_grant_in_order() {
+        let c = caps(json!({"skills": [
+            {"name": "a", "tools": ["query_*", "query_data", "query_*"]},
+            {"name": "b", "tools": ["query_data", "q*"]}
+        ]}));
+        let grants = c.grants(&c.unattached);
+        let expanded: Vec<(String, Vec<(usize, &str)>)> = grants
+            .expanded()
+            .map(|t| {
+                (
+                    c.tools[t.tool].name.to_string(),
+                    t.granted_by
+                        .iter()
+                        .map(|g| (g.skill, g.reference))
+                        .collect(),
+                )
+            })
+            .collect();
+        let query: Vec<&str> = c
+            .tools
+            .iter()
+            .map(|t| t.name.as_ref())
+            .filter(|n| n.starts_with('q'))
+            .collect();
+        assert_eq!(expanded.len(), query.len());
+        let data = expanded.iter().find(|(n, _)| n == "query_data").unwrap();
+        assert_eq!(
+            data.1,
+            [
+                (0, "query_*"),
+                (0, "query_data"),
+                (1, "query_data"),
+                (1, "q*")
+            ]
+        );
+        assert_eq!(grants.tool_count, query.len());
+        assert_eq!(grants.wildcards.len(), 2);
+        assert_eq!(grants.named_count(), 1);
+        assert_eq!(grants.named().next().unwrap().granted_by.len(), 2);
     }
 }
