@@ -183,7 +183,7 @@ async fn initialize_and_list_tools_on_both_revisions() {
         assert_eq!(escalate.title.as_deref(), Some("Escalate"));
         assert_eq!(
             escalate.input_schema.get("required"),
-            Some(&json!(["reason"]))
+            Some(&json!(["recordId", "reason"]))
         );
         assert_eq!(
             escalate.input_schema["properties"]["recordId"]["type"],

@@ -145,6 +145,7 @@ async def main():
     with tempfile.TemporaryDirectory() as tmp:
         await over_stdio(url, tmp)
         await over_http(url, tmp)
+    print("python mcp smoke: 2 passed, 0 failed")
 
 
 if __name__ == "__main__":
