@@ -201,6 +201,27 @@ impl ObjectStackBackend {
             other => Ok(other),
         }
     }
+
+    /// [`Self::invoke`] for a script or flow request, whose object is
+    /// optional in the bridge but required by the action route, and whose
+    /// record (when loaded) carries the id.
+    async fn invoke_on(
+        &self,
+        object: Option<&str>,
+        action: &str,
+        record: Option<&Value>,
+        params: Map<String, Value>,
+        confirm: bool,
+    ) -> Result<Value, HostError> {
+        let object = object.ok_or_else(|| {
+            HostError::failed(format!(
+                "action '{action}' has no object; the ObjectStack action route needs one"
+            ))
+        })?;
+        let record_id = record_id(record);
+        self.invoke(object, action, record_id.as_deref(), params, confirm)
+            .await
+    }
 }
 
 /// Percent-encodes everything but RFC 3986's unreserved characters.
@@ -286,17 +307,10 @@ impl DataEngine for ObjectStackBackend {
     }
 
     async fn execute_action(&self, request: ScriptRequest) -> Result<Value, HostError> {
-        let object = request.object.as_deref().ok_or_else(|| {
-            HostError::failed(format!(
-                "action '{}' has no object; the ObjectStack action route needs one",
-                request.action
-            ))
-        })?;
-        let record_id = record_id(request.record.as_ref());
-        self.invoke(
-            object,
+        self.invoke_on(
+            request.object.as_deref(),
             &request.action,
-            record_id.as_deref(),
+            request.record.as_ref(),
             request.params,
             request.idempotency_key.is_some(),
         )
@@ -320,17 +334,10 @@ impl DataEngine for ObjectStackBackend {
 #[async_trait::async_trait]
 impl AutomationService for ObjectStackBackend {
     async fn execute(&self, request: FlowRequest) -> Result<Value, HostError> {
-        let object = request.object.as_deref().ok_or_else(|| {
-            HostError::failed(format!(
-                "action '{}' has no object; the ObjectStack action route needs one",
-                request.action
-            ))
-        })?;
-        let record_id = record_id(request.record.as_ref());
-        self.invoke(
-            object,
+        self.invoke_on(
+            request.object.as_deref(),
             &request.action,
-            record_id.as_deref(),
+            request.record.as_ref(),
             request.params,
             request.idempotency_key.is_some(),
         )
