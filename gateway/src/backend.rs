@@ -138,17 +138,7 @@ impl ObjectStackBackend {
         if let Some(body) = &body {
             request = request.json(body);
         }
-        let transport = |e: reqwest::Error| HostError::Transport {
-            method: method.to_string(),
-            url: url.to_string(),
-            message: if e.is_timeout() {
-                "the ObjectStack server did not answer in time (timeout)".to_owned()
-            } else if e.is_connect() {
-                "the ObjectStack server is unreachable".to_owned()
-            } else {
-                e.to_string()
-            },
-        };
+        let transport = |e: reqwest::Error| transport_error(&method, &url, &e);
         let mut response = request.send().await.map_err(transport)?;
         let status = response.status().as_u16();
         let mut bytes = Vec::new();
@@ -168,6 +158,22 @@ impl ObjectStackBackend {
             })
         };
         Ok((status, value))
+    }
+
+    /// Asks whether `key` may read `object`: the status of
+    /// `GET {server}/api/v1/data/{object}?limit=0`, which lists nothing.
+    pub(crate) async fn probe(&self, key: &ApiKey, object: &str) -> Result<u16, HostError> {
+        let mut url = self.url(&["data", object])?;
+        url.set_query(Some("limit=0"));
+        let response = self
+            .client
+            .get(url.clone())
+            .header(reqwest::header::ACCEPT, "application/json")
+            .header(reqwest::header::AUTHORIZATION, key.bearer())
+            .send()
+            .await
+            .map_err(|e| transport_error(&reqwest::Method::GET, &url, &e))?;
+        Ok(response.status().as_u16())
     }
 
     /// Invokes an action route; the value is the envelope's `data`.
@@ -221,6 +227,21 @@ impl ObjectStackBackend {
         let record_id = record_id(record);
         self.invoke(object, action, record_id.as_deref(), params, confirm)
             .await
+    }
+}
+
+/// A request that got no answer, as the model should read it.
+fn transport_error(method: &reqwest::Method, url: &reqwest::Url, e: &reqwest::Error) -> HostError {
+    HostError::Transport {
+        method: method.to_string(),
+        url: url.to_string(),
+        message: if e.is_timeout() {
+            "the ObjectStack server did not answer in time (timeout)".to_owned()
+        } else if e.is_connect() {
+            "the ObjectStack server is unreachable".to_owned()
+        } else {
+            e.to_string()
+        },
     }
 }
 

@@ -51,6 +51,9 @@ pub(crate) struct Catalog {
     pub(crate) prompts: Vec<SkillPrompt>,
     /// What was not served, and why (logged at start and on reload).
     pub(crate) notes: Vec<String>,
+    /// The object a caller's key is verified against: that of the first
+    /// tool served on one (see `verify`).
+    pub(crate) probe_object: Option<String>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -201,12 +204,14 @@ pub(crate) fn build(
         tools.push(pending_tool());
     }
     let prompts = skill_prompts(stack, allowed.as_ref().map(|a| &a.skills));
+    let probe_object = kept.registered.iter().find_map(|r| r.object.clone());
     Ok(Catalog {
         registry,
         tools,
         served,
         prompts,
         notes,
+        probe_object,
     })
 }
 

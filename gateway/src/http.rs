@@ -9,7 +9,13 @@
 //! | `POST /approvals/{id}/approve` | `{"input_sha256": "…"}` | `{"state": "executed"\|"failed", "result"?, "error"?}` |
 //! | `POST /approvals/{id}/reject` | `{"reason": "…"}` | the row, `rejected` |
 //!
-//! Errors are `{"error": {"code", "message"}}` with 400, 401, 404 or 409.
+//! Errors are `{"error": {"code", "message"}}` with 400, 401, 403, 404,
+//! 409 or 502.
+//!
+//! With `--server`, the server is asked whether it accepts the key before
+//! anything is answered (see `verify`): a key it refuses gets 401. The
+//! approvals API shows and decides only actions on objects the key may
+//! read (403 for one it may not; the listing leaves them out).
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -30,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use crate::Shared;
 use crate::identity::{ApiKey, Caller, Transport};
 use crate::mcp::Session;
+use crate::verify::Refusal;
 
 pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router {
     let config = StreamableHttpServerConfig::default()
@@ -49,14 +56,19 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
         .route("/approvals/{id}", get(show))
         .route("/approvals/{id}/approve", post(approve))
         .route("/approvals/{id}/reject", post(reject))
-        .with_state(shared)
-        .layer(middleware::from_fn(require_bearer))
+        .with_state(shared.clone())
+        .layer(middleware::from_fn_with_state(shared, require_bearer))
         .layer(DefaultBodyLimit::max(limit))
 }
 
-/// Refuses a request without `Authorization: Bearer <key>` (401, nothing
-/// listed or called); otherwise hands the caller to the route.
-async fn require_bearer(mut request: Request, next: Next) -> Response {
+/// Refuses a request without `Authorization: Bearer <key>`, or with a key
+/// the server refuses (401, nothing listed or called); otherwise hands the
+/// caller to the route.
+async fn require_bearer(
+    State(shared): State<Arc<Shared>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let key = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -74,6 +86,19 @@ async fn require_bearer(mut request: Request, next: Next) -> Response {
         );
         return response;
     };
+    let probe = shared.catalog().probe_object.clone();
+    match shared.keys.check(&key, probe.as_deref()).await {
+        // A 403 on the probe object still means the server knows the key.
+        Ok(()) | Err(Refusal::Forbidden(_)) => {}
+        Err(refusal @ Refusal::Unauthenticated(_)) => return refused(&refusal),
+        // Calls will fail on their own with the server's error; the queue
+        // is not shown to a key nobody vouched for.
+        Err(refusal @ Refusal::Unavailable(_)) => {
+            if !request.uri().path().starts_with("/mcp") {
+                return refused(&refusal);
+            }
+        }
+    }
     let session = request
         .headers()
         .get("mcp-session-id")
@@ -95,6 +120,28 @@ fn error(status: StatusCode, code: &str, message: &str) -> Response {
         .into_response()
 }
 
+fn refused(refusal: &Refusal) -> Response {
+    let status = StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut response = error(status, refusal.code(), refusal.message());
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(
+                "Bearer realm=\"objectstack-gateway\", error=\"invalid_token\"",
+            ),
+        );
+    }
+    response
+}
+
+/// Whether `caller` may see and decide an action on `object`.
+async fn may_read(shared: &Shared, caller: &Caller, object: Option<&str>) -> Result<(), Refusal> {
+    match &caller.key {
+        Some(key) => shared.keys.check(key, object).await,
+        None => Err(Refusal::Unauthenticated("no API key".to_owned())),
+    }
+}
+
 fn queue_error(e: &ApprovalError) -> Response {
     let (status, code) = match e {
         ApprovalError::NotFound { .. } => (StatusCode::NOT_FOUND, "NOT_FOUND"),
@@ -112,7 +159,11 @@ struct ListQuery {
     state: Option<String>,
 }
 
-async fn list(State(shared): State<Arc<Shared>>, Query(query): Query<ListQuery>) -> Response {
+async fn list(
+    State(shared): State<Arc<Shared>>,
+    Extension(caller): Extension<Caller>,
+    Query(query): Query<ListQuery>,
+) -> Response {
     let state = match query
         .state
         .as_deref()
@@ -126,19 +177,48 @@ async fn list(State(shared): State<Arc<Shared>>, Query(query): Query<ListQuery>)
         state,
         ..ListFilter::default()
     }) {
-        Ok(listing) => Json(json!({
-            "approvals": listing.rows,
+        Ok(listing) => {
+            let mut rows = Vec::with_capacity(listing.rows.len());
+            for row in listing.rows {
+                match may_read(&shared, &caller, row.object_name.as_deref()).await {
+                    Ok(()) => rows.push(row),
+                    Err(Refusal::Forbidden(_)) => {}
+                    Err(refusal) => return refused(&refusal),
+                }
+            }
+            Json(json!({
+            "approvals": rows,
             "unreadable": listing.unreadable.iter().map(ToString::to_string).collect::<Vec<_>>(),
         }))
-        .into_response(),
+            .into_response()
+        }
         Err(e) => queue_error(&e),
     }
 }
 
-async fn show(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+async fn show(
+    State(shared): State<Arc<Shared>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Response {
     match shared.queue.get(&id) {
-        Ok(row) => Json(row).into_response(),
+        Ok(row) => match may_read(&shared, &caller, row.object_name.as_deref()).await {
+            Ok(()) => Json(row).into_response(),
+            Err(refusal) => refused(&refusal),
+        },
         Err(e) => queue_error(&e),
+    }
+}
+
+/// Refuses a decision on `id` by a caller who may not read its object;
+/// nothing is recorded then.
+async fn may_decide(shared: &Shared, caller: &Caller, id: &str) -> Option<Response> {
+    match shared.queue.get(id) {
+        Ok(row) => may_read(shared, caller, row.object_name.as_deref())
+            .await
+            .err()
+            .map(|r| refused(&r)),
+        Err(e) => Some(queue_error(&e)),
     }
 }
 
@@ -166,6 +246,9 @@ async fn approve(
             );
         }
     };
+    if let Some(refusal) = may_decide(&shared, &caller, &id).await {
+        return refusal;
+    }
     match shared.approve(&caller, &id, &body.input_sha256).await {
         Ok(decision) => Json(decision).into_response(),
         Err(e) => queue_error(&e),
@@ -197,6 +280,9 @@ async fn reject(
             }
         },
     };
+    if let Some(refusal) = may_decide(&shared, &caller, &id).await {
+        return refusal;
+    }
     match shared.reject(&caller, &id, body.reason.as_deref()) {
         Ok(row) => Json(row).into_response(),
         Err(e) => queue_error(&e),

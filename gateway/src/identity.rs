@@ -42,6 +42,11 @@ impl ApiKey {
         out
     }
 
+    /// The key itself, for hashing; it is never shown.
+    pub(crate) fn secret(&self) -> &str {
+        &self.0
+    }
+
     /// The header value a backend call carries.
     pub(crate) fn bearer(&self) -> String {
         format!("Bearer {}", self.0)

@@ -35,6 +35,7 @@ mod catalog;
 mod http;
 mod identity;
 mod mcp;
+mod verify;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -201,6 +202,8 @@ pub(crate) struct Shared {
     audit: Audit,
     peers: Mutex<Vec<rmcp::Peer<rmcp::RoleServer>>>,
     tracker: tokio_util::task::TaskTracker,
+    /// Whether the server accepts a caller's key.
+    keys: verify::KeyCheck,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -238,10 +241,12 @@ impl Gateway {
             approvals: Some(queue.clone()),
             ..HostServices::default()
         };
+        let mut server = None;
         if let Some(url) = &config.server {
             let backend = Arc::new(ObjectStackBackend::new(url, config.backend_timeout)?);
             services.data_engine = Some(backend.clone());
-            services.automation = Some(backend);
+            services.automation = Some(backend.clone());
+            server = Some(backend);
         }
         if let Some(url) = &config.api_base_url {
             let client = HttpApiClient::new(HttpClientOptions {
@@ -280,6 +285,7 @@ impl Gateway {
                 audit,
                 peers: Mutex::new(Vec::new()),
                 tracker: tokio_util::task::TaskTracker::new(),
+                keys: verify::KeyCheck::new(server),
             }),
         })
     }
@@ -457,6 +463,12 @@ impl Gateway {
         let _executor = self.spawn_executor(Duration::from_secs(5));
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, "listening (MCP at /mcp, approvals at /approvals)");
+        }
+        if !self.shared.keys.enabled() {
+            tracing::warn!(
+                "no --server: bearer keys cannot be verified, so any key reads the approval queue; \
+                 keep the listener on 127.0.0.1"
+            );
         }
         let token = tokio_util::sync::CancellationToken::new();
         let app = self.router(token.clone());

@@ -432,6 +432,105 @@ async fn a_destructive_call_waits_is_approved_over_http_and_runs_once() {
 }
 
 #[tokio::test]
+async fn the_server_vouches_for_keys_before_anything_is_listed_or_decided() {
+    const MALLORY: &str = "osk_mallory_revoked";
+    const CAROL: &str = "osk_carol_no_tickets";
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t5", json!({"subject": "Old"}));
+    fake.revoke(MALLORY);
+    fake.deny(CAROL, "support_ticket");
+    let running = start(&fake, |_| {}).await;
+    let alice = client(&running, ALICE, ProtocolVersion::V_2025_11_25).await;
+    let proposed = call(&alice, "action_purge_ticket", json!({"recordId": "t5"})).await;
+    let envelope: Value = serde_json::from_str(&text(&proposed)).unwrap();
+    let id = envelope["pendingActionId"].as_str().unwrap().to_owned();
+    // The key was checked once, with a read that lists nothing, and then
+    // remembered.
+    let probes = fake.probes();
+    assert_eq!(probes.len(), 1, "{probes:?}");
+    assert_eq!(probes[0].path, "/api/v1/data/support_ticket");
+    assert_eq!(
+        probes[0].authorization.as_deref(),
+        Some(format!("Bearer {ALICE}").as_str())
+    );
+
+    let http = reqwest::Client::new();
+    // A key the server refuses reads nothing, over MCP or the approvals API.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "curl", "version": "0"}}});
+    let response = http
+        .post(running.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(MALLORY)
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    for path in ["/approvals".to_owned(), format!("/approvals/{id}")] {
+        let response = http
+            .get(running.url(&path))
+            .bearer_auth(MALLORY)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 401, "{path}");
+        let body = response.text().await.unwrap();
+        assert!(body.contains("does not accept this API key"), "{body}");
+        assert!(!body.contains(MALLORY), "{body}");
+    }
+    let response = http
+        .post(running.url(&format!("/approvals/{id}/reject")))
+        .bearer_auth(MALLORY)
+        .json(&json!({"reason": "no"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+
+    // A key that may not read tickets does not see, or decide, one.
+    let listed: Value = http
+        .get(running.url("/approvals"))
+        .bearer_auth(CAROL)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["approvals"], json!([]));
+    let shown = http
+        .get(running.url(&format!("/approvals/{id}")))
+        .bearer_auth(CAROL)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shown.status(), 403);
+    let response = http
+        .post(running.url(&format!("/approvals/{id}/reject")))
+        .bearer_auth(CAROL)
+        .json(&json!({"reason": "not mine to decide"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], json!("PERMISSION_DENIED"));
+    // Still pending: the refused decisions recorded nothing.
+    let listed: Value = http
+        .get(running.url("/approvals"))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["approvals"][0]["state"], json!("pending"));
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn an_oversized_body_is_refused() {
     let fake = Fake::start().await;
     let running = start(&fake, |c| c.max_body_bytes = 1024).await;

@@ -27,6 +27,14 @@ pub struct Received {
 #[derive(Default)]
 pub struct FakeState {
     pub received: Mutex<Vec<Received>>,
+    /// The key checks (`GET /api/v1/data/{object}?limit=0`), kept apart
+    /// from `received` so "nothing reached the server" still means no
+    /// record was read and no action ran.
+    pub probes: Mutex<Vec<Received>>,
+    /// Keys the server no longer accepts (401).
+    pub revoked: Mutex<Vec<String>>,
+    /// `(key, object)` pairs the server forbids (403).
+    pub denied: Mutex<Vec<(String, String)>>,
     /// `(object, id)` to record.
     pub records: Mutex<HashMap<(String, String), Value>>,
     /// Action name to the status and body it answers with.
@@ -70,6 +78,25 @@ impl Fake {
             .insert(action.to_owned(), (status, body));
     }
 
+    /// The key checks received.
+    pub fn probes(&self) -> Vec<Received> {
+        self.state.probes.lock().unwrap().clone()
+    }
+
+    /// Makes the server refuse `key` (401) from now on.
+    pub fn revoke(&self, key: &str) {
+        self.state.revoked.lock().unwrap().push(key.to_owned());
+    }
+
+    /// Makes the server forbid `key` anything on `object` (403).
+    pub fn deny(&self, key: &str, object: &str) {
+        self.state
+            .denied
+            .lock()
+            .unwrap()
+            .push((key.to_owned(), object.to_owned()));
+    }
+
     pub fn received(&self) -> Vec<Received> {
         self.state.received.lock().unwrap().clone()
     }
@@ -96,7 +123,13 @@ async fn handle(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    state.received.lock().unwrap().push(Received {
+    let probe = method == Method::GET && uri.query() == Some("limit=0");
+    let log = if probe {
+        &state.probes
+    } else {
+        &state.received
+    };
+    log.lock().unwrap().push(Received {
         method: method.to_string(),
         path: uri.path().to_owned(),
         authorization: authorization.clone(),
@@ -120,10 +153,12 @@ async fn handle(
         .map(percent_decode)
         .collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-    if !authorization
+    let key = authorization
         .as_deref()
-        .is_some_and(|a| a.starts_with("Bearer osk_"))
-    {
+        .and_then(|a| a.strip_prefix("Bearer "))
+        .unwrap_or_default()
+        .to_owned();
+    if !key.starts_with("osk_") || state.revoked.lock().unwrap().contains(&key) {
         return answer(
             401,
             Fake::envelope(
@@ -133,7 +168,23 @@ async fn handle(
             ),
         );
     }
+    if let ["api", "v1", "data" | "actions", object, ..] = segments.as_slice()
+        && state
+            .denied
+            .lock()
+            .unwrap()
+            .contains(&(key.clone(), (*object).to_owned()))
+    {
+        return answer(
+            403,
+            Fake::envelope(403, "PERMISSION_DENIED", "Permission denied"),
+        );
+    }
     match (method.as_str(), segments.as_slice()) {
+        ("GET", ["api", "v1", "data", object]) => answer(
+            200,
+            json!({"object": object, "records": [], "total": 0, "hasMore": false}),
+        ),
         ("GET", ["api", "v1", "data", object, id]) => {
             let record = state
                 .records
