@@ -35,7 +35,7 @@ pub async fn with_caller<F: Future>(key: Option<ApiKey>, future: F) -> F::Output
     KEY.scope(key, future).await
 }
 
-fn current_key() -> Option<ApiKey> {
+pub(crate) fn current_key() -> Option<ApiKey> {
     KEY.try_with(Clone::clone).ok().flatten()
 }
 

@@ -29,6 +29,7 @@
 //! [`ToolRegistry`]: objectstack_bridge::runtime::ToolRegistry
 #![deny(missing_docs)]
 
+mod api;
 mod audit;
 mod backend;
 mod catalog;
@@ -77,7 +78,8 @@ pub struct Config {
     /// The ObjectStack server script, flow and field-write actions run on.
     /// Without it those actions are not served (each reason is logged).
     pub server: Option<String>,
-    /// The base URL `api` actions' relative targets resolve against.
+    /// The base URL `api` actions' relative targets resolve against. The
+    /// caller's key is sent there only when it is on `server`'s origin.
     pub api_base_url: Option<String>,
     /// The SQLite file of the approval queue.
     pub approvals: PathBuf,
@@ -255,7 +257,11 @@ impl Gateway {
                 ..HttpClientOptions::default()
             })
             .map_err(|e| GatewayError::ApiClient(e.to_string()))?;
-            services.api_client = Some(Arc::new(client));
+            services.api_client = Some(Arc::new(api::KeyedApiClient::new(
+                Arc::new(client),
+                url,
+                config.server.as_deref(),
+            )));
         }
         let audit = match &config.audit {
             Some(path) => Audit::to_file(path).map_err(|e| GatewayError::Audit {

@@ -531,6 +531,41 @@ async fn the_server_vouches_for_keys_before_anything_is_listed_or_decided() {
 }
 
 #[tokio::test]
+async fn api_actions_get_the_key_only_on_the_servers_origin() {
+    let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hooks.json");
+    let fake = Fake::start().await;
+    let third_party = Fake::start().await;
+    for (base, forwarded) in [(&fake, true), (&third_party, false)] {
+        let stack = hooks.clone();
+        let base_url = format!("{}/", base.url);
+        let running = start(&fake, move |config| {
+            config.stacks = vec![stack];
+            config.api_base_url = Some(base_url);
+        })
+        .await;
+        let alice = client(&running, ALICE, ProtocolVersion::V_2025_11_25).await;
+        let tools = alice.list_all_tools().await.unwrap();
+        assert!(tools.iter().any(|t| t.name == "action_send_reminder"));
+        base.clear();
+        let bad = call(&alice, "action_send_reminder", json!({"channel": "fax"})).await;
+        assert_eq!(bad.is_error, Some(true));
+        assert!(base.received().is_empty());
+        let sent = call(&alice, "action_send_reminder", json!({"channel": "sms"})).await;
+        assert_eq!(sent.is_error, Some(false), "{}", text(&sent));
+        let received = base.received();
+        assert_eq!(received.len(), 1, "{received:?}");
+        assert_eq!(received[0].path, "/hooks/reminders");
+        assert_eq!(received[0].body, json!({"channel": "sms"}));
+        let expected = forwarded.then(|| format!("Bearer {ALICE}"));
+        assert_eq!(
+            received[0].authorization, expected,
+            "forwarded: {forwarded}"
+        );
+        running.stop().await;
+    }
+}
+
+#[tokio::test]
 async fn an_oversized_body_is_refused() {
     let fake = Fake::start().await;
     let running = start(&fake, |c| c.max_body_bytes = 1024).await;
