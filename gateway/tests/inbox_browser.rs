@@ -6,7 +6,8 @@
 //! Where Chromium or chromedriver is missing the test prints why and
 //! passes, except in CI (`CI` set), where it fails: `.ci/run` installs
 //! both. With `OBJECTSTACK_INBOX_SCREENSHOT=path.png` it writes a
-//! screenshot of the inbox there (the one in the gateway README:
+//! screenshot of the inbox there, and one of an action's edit form beside
+//! it (`path.edit.png`; the ones in the gateway README:
 //! `OBJECTSTACK_INBOX_SCREENSHOT=$PWD/gateway/docs/inbox.png cargo test -p
 //! objectstack-gateway --test inbox_browser`).
 
@@ -254,6 +255,19 @@ async fn an_approver_decides_in_a_real_browser() {
         .unwrap();
     let notify = client.find(Locator::Css("#f-notify")).await.unwrap();
     notify.select_by_value("true").await.unwrap();
+    if let Ok(path) = std::env::var("OBJECTSTACK_INBOX_SCREENSHOT") {
+        // The edit form, scrolled into view, beside the inbox screenshot.
+        let edit = Path::new(&path).with_extension("edit.png");
+        client
+            .execute(
+                "document.getElementById('edit').scrollIntoView(); document.activeElement.blur()",
+                vec![],
+            )
+            .await
+            .unwrap();
+        std::fs::write(&edit, client.screenshot().await.unwrap()).unwrap();
+        eprintln!("wrote the edit form screenshot to {}", edit.display());
+    }
     client
         .find(Locator::XPath(
             "//button[text()='Approve with these arguments']",

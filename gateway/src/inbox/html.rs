@@ -194,6 +194,8 @@ ins { background: #eef8f0; color: var(--ok); text-decoration: none; }
          border: 1px solid currentColor; }
 .badge.warn { color: var(--warn); }
 .empty { color: var(--muted); }
+label.check { display: block; font-weight: normal; margin: .15rem 0; }
+.field input[type=text], .field input[type=email], .field input[type=url] { width: min(40rem, 100%); }
 ul.sections { display: flex; flex-wrap: wrap; gap: .4rem 1.5rem; list-style: none; padding: 0; margin: 0 0 .5rem; }
 caption.skip:focus { position: static; }
 "#;
