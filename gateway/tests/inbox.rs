@@ -14,7 +14,7 @@ use objectstack_bridge::approval::State;
 use objectstack_gateway::NotifyConfig;
 use serde_json::{Value, json};
 use support::fake::Fake;
-use support::inbox::{ALICE, BOB, Browser, actor, lookup, mcp, queue, start};
+use support::inbox::{ALICE, BOB, Browser, actor, lookup, mcp, queue, start, start_with};
 
 async fn helpdesk() -> Fake {
     let fake = Fake::start().await;
@@ -670,5 +670,40 @@ async fn notifications_reach_a_real_receiver_with_retries_and_never_block() {
         running.gateway.queue().get(&id2).unwrap().state,
         State::Pending
     );
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn the_inbox_page_renders_as_reviewed() {
+    // On a fixed clock, with the random parts (ids, the CSRF token)
+    // replaced, the whole page is pinned: structure, labels, escaping.
+    let fake = helpdesk().await;
+    let clock = Arc::new(objectstack_bridge::approval::ManualClock::new(
+        1_796_131_200_000,
+    ));
+    let running = start_with(&fake, |_| {}, Some(clock.clone())).await;
+    let alice = mcp(&running, ALICE).await;
+    let pending = queue(
+        &alice,
+        "action_refund_ticket",
+        refund("t1", 120, "charged <twice>"),
+    )
+    .await;
+    let rejected = queue(&alice, "action_purge_ticket", json!({"recordId": "t2"})).await;
+    clock.advance(Duration::from_secs(3 * 3600 + 120));
+    running
+        .gateway
+        .queue()
+        .reject(&rejected, &actor(BOB), Some("keep it"))
+        .unwrap();
+    let mut browser = Browser::new(&running);
+    let page = browser.sign_in(BOB).await;
+    let csrf = page.csrf();
+    let body = page
+        .body
+        .replace(&csrf, "CSRF")
+        .replace(&pending, "pa_PENDING")
+        .replace(&rejected, "pa_REJECTED");
+    insta::assert_snapshot!(body);
     running.stop().await;
 }

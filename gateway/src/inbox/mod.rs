@@ -1183,7 +1183,7 @@ impl<'a> View<'a> {
             out.push_str(&format!(
                 "<form method=\"post\" action=\"/approvals/ui/{id}/approve\">{}\
                  <input type=\"hidden\" name=\"input_sha256\" value=\"{}\">\
-                 <button type=\"submit\" class=\"primary\">Approve</button></form>",
+                 <button type=\"submit\" class=\"primary\" aria-describedby=\"t-{id}\">Approve</button></form>",
                 self.csrf_input(),
                 esc(&row.input_sha256)
             ));
@@ -1191,8 +1191,8 @@ impl<'a> View<'a> {
         out.push_str(&format!(
             "<form method=\"post\" action=\"/approvals/ui/{id}/reject\">{}\
              <div><label for=\"r-{id}\">Reason for rejecting</label>\
-             <input type=\"text\" id=\"r-{id}\" name=\"reason\" required></div>\
-             <button type=\"submit\" class=\"danger\">Reject</button></form>",
+             <input type=\"text\" id=\"r-{id}\" name=\"reason\" required aria-describedby=\"t-{id}\"></div>\
+             <button type=\"submit\" class=\"danger\" aria-describedby=\"t-{id}\">Reject</button></form>",
             self.csrf_input()
         ));
         if link_to_edit && !self.four_eyes_blocks(row) {
@@ -1224,7 +1224,9 @@ impl<'a> View<'a> {
     fn detail(&self, row: &PendingAction, retry: Option<(&Fields, &[(String, String)])>) -> String {
         let definition = self.catalog.registry.definition(&row.tool_name);
         let mut out = format!(
-            "<p class=\"tool\">{} · {}</p><p class=\"desc\">{}</p>{}",
+            "<span id=\"t-{}\" hidden>{}</span><p class=\"tool\">{} · {}</p><p class=\"desc\">{}</p>{}",
+            path_segment(&row.id),
+            esc(&self.label(row)),
             esc(&row.tool_name),
             esc(&row.id),
             esc(definition

@@ -58,6 +58,16 @@ impl Running {
 
 /// A gateway serving `tests/data/inbox.json` against `fake`.
 pub async fn start(fake: &Fake, edit: impl FnOnce(&mut Config)) -> Running {
+    start_with(fake, edit, None).await
+}
+
+/// [`start`] on a queue clock of the test's own (fixed times, for
+/// snapshots).
+pub async fn start_with(
+    fake: &Fake,
+    edit: impl FnOnce(&mut Config),
+    clock: Option<std::sync::Arc<dyn objectstack_bridge::approval::Clock>>,
+) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::new(vec![fixture()]);
     config.server = Some(fake.url.clone());
@@ -65,7 +75,16 @@ pub async fn start(fake: &Fake, edit: impl FnOnce(&mut Config)) -> Running {
     config.audit = Some(dir.path().join("audit.jsonl"));
     config.reload_interval = None;
     edit(&mut config);
-    let gateway = Gateway::new(config).unwrap();
+    let gateway = match clock {
+        None => Gateway::new(config).unwrap(),
+        Some(clock) => {
+            let store = objectstack_bridge::approval::SqliteStore::open(&config.approvals).unwrap();
+            let queue =
+                objectstack_bridge::approval::ApprovalQueue::new(std::sync::Arc::new(store))
+                    .with_clock(clock);
+            Gateway::with_queue(config, std::sync::Arc::new(queue)).unwrap()
+        }
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
