@@ -9,7 +9,10 @@
 //! | `POST /approvals/{id}/approve` | `{"input_sha256": "…"}` | `{"state": "executed"\|"failed", "result"?, "error"?}` |
 //! | `POST /approvals/{id}/reject` | `{"reason": "…"}` | the row, `rejected` |
 //!
-//! Errors are `{"error": {"code", "message"}}` with 400, 401, 404 or 409.
+//! Errors are `{"error": {"code", "message"}}` with 400, 401, 403 (four
+//! eyes), 404 or 409. The approvers' inbox (`/approvals/ui`, the `inbox`
+//! module) is merged in beside these routes, outside the bearer gate: it
+//! has its own sign-in.
 
 use std::str::FromStr;
 use std::sync::Arc;
