@@ -596,6 +596,7 @@ async fn notifications_reach_a_real_receiver_with_retries_and_never_block() {
         let mut notify = NotifyConfig::new(url.clone());
         notify.backoff = Duration::from_millis(20);
         c.inbox.notify = Some(notify);
+        c.inbox.sweep_interval = Duration::from_millis(50);
     })
     .await;
     let alice = mcp(&running, ALICE).await;
@@ -644,6 +645,74 @@ async fn notifications_reach_a_real_receiver_with_retries_and_never_block() {
     let events: Vec<&str> = got.iter().map(|m| m["event"].as_str().unwrap()).collect();
     assert_eq!(events, ["queued", "approved", "executed"]);
     assert_eq!(got[1]["by"], json!(actor(BOB)));
+
+    // A failed run and a claim that ran out of lease (found by the
+    // gateway's own sweep) are announced too.
+    fake.reply(
+        "purge_ticket",
+        400,
+        Fake::envelope(400, "VALIDATION_ERROR", "ticket is locked"),
+    );
+    let failing = queue(&alice, "action_purge_ticket", json!({"recordId": "t2"})).await;
+    let sha = running.gateway.queue().get(&failing).unwrap().input_sha256;
+    browser
+        .post(
+            &format!("/approvals/ui/{failing}/approve"),
+            &[("csrf", &csrf), ("input_sha256", &sha)],
+        )
+        .await;
+    let lost = queue(&alice, "action_purge_ticket", json!({"recordId": "t3"})).await;
+    let q = running.gateway.queue().clone();
+    q.approve(&lost, "someone", &q.get(&lost).unwrap().input_sha256)
+        .unwrap();
+    q.claim(&lost, "a-gateway-that-died", Duration::from_millis(1))
+        .unwrap();
+    let got = wait_for(&accepted, 9).await;
+    let events: Vec<(&str, &str)> = got[3..]
+        .iter()
+        .map(|m| {
+            (
+                m["event"].as_str().unwrap(),
+                m["pendingActionId"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("queued", failing.as_str()),
+            ("approved", failing.as_str()),
+            ("failed", failing.as_str()),
+            ("queued", lost.as_str()),
+            ("approved", lost.as_str()),
+            ("in_doubt", lost.as_str()),
+        ]
+    );
+    assert!(
+        got[5]["error"]
+            .as_str()
+            .unwrap()
+            .contains("ticket is locked"),
+        "{}",
+        got[5]
+    );
+    assert!(
+        got[5]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Failed: purge_ticket")
+    );
+    assert!(
+        got[8]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("In doubt: purge_ticket")
+    );
+    assert_eq!(
+        q.get(&lost).unwrap().state,
+        State::InDoubt,
+        "swept by the gateway itself"
+    );
     running.stop().await;
 
     // A receiver that is down: the call is queued at once all the same.
