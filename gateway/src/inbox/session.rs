@@ -92,10 +92,12 @@ impl Sessions {
         let mut map = self.lock();
         if map.len() >= MAX_SESSIONS {
             map.retain(|_, s| s.live(now));
+            // Sessions nobody signed in to go first, so that a flood of
+            // page loads cannot sign approvers out.
             if map.len() >= MAX_SESSIONS
                 && let Some(oldest) = map
                     .iter()
-                    .min_by_key(|(_, s)| s.seen)
+                    .min_by_key(|(_, s)| (s.key.is_some(), s.seen))
                     .map(|(id, _)| id.clone())
             {
                 map.remove(&oldest);
@@ -204,5 +206,22 @@ mod tests {
         assert!(sessions.get(&id).is_none());
         // The session's Debug shows no key.
         assert!(!format!("{s:?}").contains("secret"));
+    }
+
+    #[test]
+    fn a_flood_of_anonymous_sessions_does_not_sign_an_approver_out() {
+        let sessions = Sessions::default();
+        let (approver, _) = sessions
+            .create(ApiKey::new("osk_approver"))
+            .unwrap_or_else(|_| unreachable!());
+        let mut first = None;
+        for _ in 0..MAX_SESSIONS + 10 {
+            let (id, _) = sessions.create(None).unwrap_or_else(|_| unreachable!());
+            first.get_or_insert(id);
+        }
+        assert!(sessions.lock().len() <= MAX_SESSIONS);
+        assert!(sessions.get(&approver).is_some_and(|s| s.key.is_some()));
+        // The oldest anonymous one went instead.
+        assert!(first.is_some_and(|id| sessions.get(&id).is_none()));
     }
 }
