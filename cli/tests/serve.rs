@@ -691,3 +691,18 @@ async fn elicitation_accept_runs_decline_does_not_and_no_capability_queues() {
     assert!(fake.received().iter().all(|r| r.method == "GET"));
     gateway.client.cancel().await.unwrap();
 }
+
+#[test]
+fn a_bad_approval_ttl_is_refused_with_the_accepted_forms() {
+    for bad in ["24", "1.5h", "soon"] {
+        let (code, stderr) = refused(&[
+            "--stack",
+            fixture().to_str().unwrap(),
+            "--approval-ttl",
+            bad,
+        ]);
+        assert_eq!(code, 2, "{bad}: {stderr}");
+        assert!(stderr.contains("--approval-ttl"), "{bad}: {stderr}");
+        assert!(stderr.contains("24h"), "the fix is shown: {stderr}");
+    }
+}

@@ -9,8 +9,10 @@
 //! | `POST /approvals/{id}/approve` | `{"input_sha256": "…"}` | `{"state": "executed"\|"failed", "result"?, "error"?}` |
 //! | `POST /approvals/{id}/reject` | `{"reason": "…"}` | the row, `rejected` |
 //!
-//! Errors are `{"error": {"code", "message"}}` with 400, 401, 403, 404,
-//! 409 or 502.
+//! Errors are `{"error": {"code", "message"}}` with 400, 401, 403 (an
+//! object the key may not read, or four eyes), 404, 409 or 502. The
+//! approvers' inbox (`/approvals/ui`, the `inbox` module) is merged in
+//! beside these routes, outside the bearer gate: it has its own sign-in.
 //!
 //! With `--server`, the server is asked whether it accepts the key before
 //! anything is answered (see `verify`): a key it refuses gets 401. The
@@ -57,7 +59,11 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
         .route("/approvals/{id}/approve", post(approve))
         .route("/approvals/{id}/reject", post(reject))
         .with_state(shared.clone())
-        .layer(middleware::from_fn_with_state(shared, require_bearer))
+        .layer(middleware::from_fn_with_state(
+            shared.clone(),
+            require_bearer,
+        ))
+        .merge(crate::inbox::router(shared))
         .layer(DefaultBodyLimit::max(limit))
 }
 
@@ -86,9 +92,7 @@ async fn require_bearer(
         );
         return response;
     };
-    let probe = shared.catalog().probe_object.clone();
-    match shared.keys.check(&key, probe.as_deref()).await {
-        // A 403 on the probe object still means the server knows the key.
+    match shared.key_accepted(&key).await {
         Ok(()) | Err(Refusal::Forbidden(_)) => {}
         Err(refusal @ Refusal::Unauthenticated(_)) => return refused(&refusal),
         // Calls will fail on their own with the server's error; the queue
@@ -137,7 +141,7 @@ fn refused(refusal: &Refusal) -> Response {
 /// Whether `caller` may see and decide an action on `object`.
 async fn may_read(shared: &Shared, caller: &Caller, object: Option<&str>) -> Result<(), Refusal> {
     match &caller.key {
-        Some(key) => shared.keys.check(key, object).await,
+        Some(key) => shared.may_read(key, object).await,
         None => Err(Refusal::Unauthenticated("no API key".to_owned())),
     }
 }
@@ -149,6 +153,8 @@ fn queue_error(e: &ApprovalError) -> Response {
         | ApprovalError::NotApproved { .. }
         | ApprovalError::InputMismatch { .. } => (StatusCode::CONFLICT, "CONFLICT"),
         ApprovalError::InvalidRequest(_) => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"),
+        ApprovalError::SelfApproval { .. } => (StatusCode::FORBIDDEN, "FOUR_EYES"),
+        ApprovalError::InvalidEdits { .. } => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"),
         _ => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
     };
     error(status, code, &e.to_string())

@@ -35,6 +35,7 @@ mod backend;
 mod catalog;
 mod http;
 mod identity;
+mod inbox;
 mod mcp;
 mod verify;
 
@@ -56,6 +57,7 @@ pub use audit::{Audit, Entry as AuditEntry};
 pub use backend::{BackendError, ObjectStackBackend, with_caller};
 pub use catalog::PENDING_TOOL;
 pub use identity::{ApiKey, Caller, Transport};
+pub use inbox::{InboxConfig, NotifyConfig, parse_duration};
 
 use catalog::Catalog;
 
@@ -103,6 +105,8 @@ pub struct Config {
     /// Hostnames the HTTP listener answers to (DNS-rebinding protection);
     /// loopback names by default.
     pub allowed_hosts: Vec<String>,
+    /// The approvals inbox, deadlines, four eyes and notifications.
+    pub inbox: InboxConfig,
 }
 
 impl Config {
@@ -124,6 +128,7 @@ impl Config {
             drain_timeout: Duration::from_secs(30),
             executor_key: None,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            inbox: InboxConfig::default(),
         }
     }
 }
@@ -206,6 +211,7 @@ pub(crate) struct Shared {
     tracker: tokio_util::task::TaskTracker,
     /// Whether the server accepts a caller's key.
     keys: verify::KeyCheck,
+    inbox: inbox::Inbox,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -239,6 +245,7 @@ impl Gateway {
     /// [`Gateway::new`] with a queue the host opened itself (another store,
     /// a test clock).
     pub fn with_queue(config: Config, queue: Arc<ApprovalQueue>) -> Result<Self, GatewayError> {
+        let (queue, inbox) = inbox::wire(&config.inbox, queue);
         let mut services = HostServices {
             approvals: Some(queue.clone()),
             ..HostServices::default()
@@ -292,6 +299,7 @@ impl Gateway {
                 peers: Mutex::new(Vec::new()),
                 tracker: tokio_util::task::TaskTracker::new(),
                 keys: verify::KeyCheck::new(server),
+                inbox,
             }),
         })
     }
@@ -404,6 +412,7 @@ impl Gateway {
         use rmcp::ServiceExt;
         let _watcher = self.spawn_watcher();
         let _executor = self.spawn_executor(Duration::from_secs(5));
+        let _sweeper = self.spawn_sweeper();
         let caller = Caller {
             key,
             transport: Transport::Stdio,
@@ -468,7 +477,8 @@ impl Gateway {
         let _watcher = self.spawn_watcher();
         let _executor = self.spawn_executor(Duration::from_secs(5));
         if let Ok(addr) = listener.local_addr() {
-            tracing::info!(%addr, "listening (MCP at /mcp, approvals at /approvals)");
+            self.shared.inbox.listening(addr);
+            tracing::info!(%addr, "listening (MCP at /mcp, approvals at /approvals, inbox at /approvals/ui)");
         }
         if !self.shared.keys.enabled() {
             tracing::warn!(
@@ -476,6 +486,7 @@ impl Gateway {
                  keep the listener on 127.0.0.1"
             );
         }
+        let _sweeper = self.spawn_sweeper();
         let token = tokio_util::sync::CancellationToken::new();
         let app = self.router(token.clone());
         let shared = self.shared.clone();
@@ -560,6 +571,25 @@ pub(crate) struct Decision {
 }
 
 impl Shared {
+    /// Whether the server accepts `key` at all (a 403 on the object keys
+    /// are checked against still means it knows the key).
+    pub(crate) async fn key_accepted(&self, key: &ApiKey) -> Result<(), verify::Refusal> {
+        let probe = self.catalog().probe_object.clone();
+        match self.keys.check(key, probe.as_deref()).await {
+            Ok(()) | Err(verify::Refusal::Forbidden(_)) => Ok(()),
+            Err(refusal) => Err(refusal),
+        }
+    }
+
+    /// Whether `key` may see and decide an action on `object`.
+    pub(crate) async fn may_read(
+        &self,
+        key: &ApiKey,
+        object: Option<&str>,
+    ) -> Result<(), verify::Refusal> {
+        self.keys.check(key, object).await
+    }
+
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
         match self.catalog.read() {
             Ok(c) => c.clone(),
@@ -817,6 +847,12 @@ impl Shared {
                     row.created_at
                 )),
             );
+            if let Some(deadline) = row.deadline(self.queue.ttl()) {
+                out.insert(
+                    "deadline".into(),
+                    json!(objectstack_bridge::approval::format_timestamp(deadline)),
+                );
+            }
             if let Some(by) = &row.decided_by {
                 out.insert("decidedBy".into(), json!(by));
             }
