@@ -333,7 +333,7 @@ fn a_version_1_queue_upgrades_when_a_host_opens_it_and_its_unbound_approval_neve
     let host = host();
     host.add_record("task", json!({"id": "t2"}));
     let registry = registry(&host, &db, &stack(purge(json!({}))));
-    assert_eq!(user_version(&db), 2, "the host's open upgrades the file");
+    assert_eq!(user_version(&db), 3, "the host's open upgrades the file");
 
     // Approved under 0.1, when nothing recorded what was approved: refused.
     let report = block(registry.execute_approved(&ExecuteOptions::default())).unwrap();

@@ -366,7 +366,7 @@ fn files_that_are_not_queues_are_refused_clearly() {
             err,
             StoreError::SchemaTooNew {
                 found: 7,
-                supported: 2,
+                supported: 3,
                 ..
             }
         ),

@@ -614,7 +614,7 @@ fn reading_an_old_queue_leaves_it_old_and_the_first_write_upgrades_it() {
         ),
         0,
     );
-    assert_eq!(user_version(&db), 2, "the first write upgrades it");
+    assert_eq!(user_version(&db), 3, "the first write upgrades it");
     let journal: String = rusqlite::Connection::open(&db)
         .unwrap()
         .pragma_query_value(None, "journal_mode", |r| r.get(0))

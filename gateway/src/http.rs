@@ -49,8 +49,9 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
         .route("/approvals/{id}", get(show))
         .route("/approvals/{id}/approve", post(approve))
         .route("/approvals/{id}/reject", post(reject))
-        .with_state(shared)
+        .with_state(shared.clone())
         .layer(middleware::from_fn(require_bearer))
+        .merge(crate::inbox::router(shared))
         .layer(DefaultBodyLimit::max(limit))
 }
 
@@ -102,6 +103,8 @@ fn queue_error(e: &ApprovalError) -> Response {
         | ApprovalError::NotApproved { .. }
         | ApprovalError::InputMismatch { .. } => (StatusCode::CONFLICT, "CONFLICT"),
         ApprovalError::InvalidRequest(_) => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"),
+        ApprovalError::SelfApproval { .. } => (StatusCode::FORBIDDEN, "FOUR_EYES"),
+        ApprovalError::InvalidEdits { .. } => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"),
         _ => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
     };
     error(status, code, &e.to_string())

@@ -34,6 +34,7 @@ mod backend;
 mod catalog;
 mod http;
 mod identity;
+mod inbox;
 mod mcp;
 
 use std::net::SocketAddr;
@@ -55,6 +56,7 @@ pub use audit::{Audit, Entry as AuditEntry};
 pub use backend::{BackendError, ObjectStackBackend, with_caller};
 pub use catalog::PENDING_TOOL;
 pub use identity::{ApiKey, Caller, Transport};
+pub use inbox::{InboxConfig, NotifyConfig, parse_duration};
 
 use catalog::Catalog;
 
@@ -103,6 +105,8 @@ pub struct Config {
     /// Hostnames the HTTP listener answers to (DNS-rebinding protection);
     /// loopback names by default.
     pub allowed_hosts: Vec<String>,
+    /// The approvals inbox, deadlines, four eyes and notifications.
+    pub inbox: InboxConfig,
 }
 
 impl Config {
@@ -124,6 +128,7 @@ impl Config {
             drain_timeout: Duration::from_secs(30),
             executor_key: None,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            inbox: InboxConfig::default(),
         }
     }
 }
@@ -204,6 +209,7 @@ pub(crate) struct Shared {
     audit: Audit,
     peers: Mutex<Vec<rmcp::Peer<rmcp::RoleServer>>>,
     tracker: tokio_util::task::TaskTracker,
+    inbox: inbox::Inbox,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -247,6 +253,7 @@ impl Gateway {
     /// [`Gateway::new`] with a queue the host opened itself (another store,
     /// a test clock).
     pub fn with_queue(config: Config, queue: Arc<ApprovalQueue>) -> Result<Self, GatewayError> {
+        let (queue, inbox) = inbox::wire(&config.inbox, queue);
         let mut services = HostServices {
             approvals: Some(queue.clone()),
             ..HostServices::default()
@@ -293,6 +300,7 @@ impl Gateway {
                 audit,
                 peers: Mutex::new(Vec::new()),
                 tracker: tokio_util::task::TaskTracker::new(),
+                inbox,
             }),
         })
     }
@@ -424,6 +432,7 @@ impl Gateway {
         use rmcp::ServiceExt;
         let _watcher = self.spawn_watcher();
         let _executor = self.spawn_executor(Duration::from_secs(5));
+        let _sweeper = self.spawn_sweeper();
         let caller = Caller {
             key,
             transport: Transport::Stdio,
@@ -488,8 +497,10 @@ impl Gateway {
         let _watcher = self.spawn_watcher();
         let _executor = self.spawn_executor(Duration::from_secs(5));
         if let Ok(addr) = listener.local_addr() {
-            tracing::info!(%addr, "listening (MCP at /mcp, approvals at /approvals)");
+            self.shared.inbox.listening(addr);
+            tracing::info!(%addr, "listening (MCP at /mcp, approvals at /approvals, inbox at /approvals/ui)");
         }
+        let _sweeper = self.spawn_sweeper();
         let token = tokio_util::sync::CancellationToken::new();
         let app = self.router(token.clone());
         let shared = self.shared.clone();
@@ -850,6 +861,12 @@ impl Shared {
                     row.created_at
                 )),
             );
+            if let Some(deadline) = row.deadline(self.queue.ttl()) {
+                out.insert(
+                    "deadline".into(),
+                    json!(objectstack_bridge::approval::format_timestamp(deadline)),
+                );
+            }
             if let Some(by) = &row.decided_by {
                 out.insert("decidedBy".into(), json!(by));
             }

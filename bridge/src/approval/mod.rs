@@ -13,7 +13,7 @@
 //! pending ──► approved ──► executing ──► executed
 //!    │                         │    └──► failed
 //!    ├──► rejected             └──► in_doubt ──► executed | failed   (operator only)
-//!    ├──► expired
+//!    ├──► expired   (its deadline passed: `expires_at`, or the queue's TTL)
 //!    └──► cancelled
 //! ```
 //!
@@ -48,6 +48,21 @@
 //! - A claim whose lease runs out without an outcome (the process died)
 //!   becomes `in_doubt`: it is never retried automatically; an operator
 //!   checks the target system and [resolves](ApprovalQueue::resolve) it.
+//! - An approver may change the arguments
+//!   ([`ApprovalQueue::approve_with_edits`]): the row keeps the proposed
+//!   input (`input`, never changed) and the approved one
+//!   ([`PendingAction::approved_input`]); `approved_sha256` is the hash of
+//!   what runs, and the executor validates it against the tool's current
+//!   schema like any stored input. The executable digest binding is the
+//!   same as for a plain approval.
+//! - Four eyes: by default nobody approves an action they proposed
+//!   (the decider is compared with [`PendingAction::proposer`]'s id,
+//!   [`ApprovalError::SelfApproval`]); [`ApprovalQueue::with_self_approval`]
+//!   turns the rule off.
+//! - Deadlines: a queue with a TTL ([`ApprovalQueue::with_ttl`]) stamps
+//!   each proposal with [`PendingAction::expires_at`]; an approval after
+//!   the deadline expires the action instead, and
+//!   [`ApprovalQueue::expire_due`] sweeps the ones nobody decided.
 //!
 //! Storage is behind the [`ApprovalStore`] trait: [`SqliteStore`] (feature
 //! `sqlite`, the embedded default), `PostgresStore` (feature `postgres`,
@@ -256,8 +271,18 @@ pub struct PendingAction {
     pub decided_at: Option<i64>,
     /// A rejection reason, or an operator's note when resolving.
     pub reason: Option<String>,
-    /// The input hash the approver saw.
+    /// The hash of the input that was approved, and will run: the
+    /// proposed input's hash, or the edited input's when the approver
+    /// changed the arguments.
     pub approved_sha256: Option<String>,
+    /// The input as the approver edited it, when they approved with edits
+    /// (`None` when approved as proposed, or not approved). The proposed
+    /// input stays in [`input`](Self::input).
+    pub approved_input: Option<Map<String, Value>>,
+    /// When the action expires if nobody decides it (its deadline); `None`
+    /// when the queue that proposed it had no TTL.
+    #[serde(serialize_with = "ser_opt_time")]
+    pub expires_at: Option<i64>,
     /// The executor holding (or that held) the claim.
     pub claimed_by: Option<String>,
     /// When it was claimed.
@@ -286,6 +311,20 @@ impl PendingAction {
             &self.tool_name,
             &self.proposer.id,
         )
+    }
+
+    /// The input that runs when the action is executed: the approved
+    /// edits when there are any, else the proposed input.
+    pub fn execution_input(&self) -> &Map<String, Value> {
+        self.approved_input.as_ref().unwrap_or(&self.input)
+    }
+
+    /// The moment the action expires if nobody decides it: its recorded
+    /// deadline, else (a row proposed without one) its creation time plus
+    /// `ttl` when given.
+    pub fn deadline(&self, ttl: Option<Duration>) -> Option<i64> {
+        self.expires_at
+            .or_else(|| ttl.map(|ttl| self.created_at.saturating_add(duration_ms(ttl))))
     }
 }
 
@@ -457,6 +496,30 @@ pub enum ApprovalError {
         /// The earlier pending action.
         existing: String,
     },
+    /// Four eyes: the decider proposed this action, and the queue does
+    /// not let a proposer approve their own action.
+    #[error(
+        "pending action `{id}` was proposed by `{proposer}`, who cannot approve it too (four eyes): ask someone else to approve it"
+    )]
+    SelfApproval {
+        /// The pending action's id.
+        id: String,
+        /// The proposer (and would-be approver).
+        proposer: String,
+    },
+    /// Approved arguments that the tool's current schema refuses.
+    #[error(
+        "the edited arguments of pending action `{id}` are not valid for `{tool}`, so nothing was approved: {}",
+        problems.join("; ")
+    )]
+    InvalidEdits {
+        /// The pending action's id.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// Each problem, `path: message` (`(input)` for the root).
+        problems: Vec<String>,
+    },
     /// A request field is unusable (empty decider, input too deep, ...).
     #[error("{0}")]
     InvalidRequest(String),
@@ -554,6 +617,20 @@ pub struct Listing {
 pub struct ApprovalQueue {
     store: Arc<dyn ApprovalStore>,
     clock: Arc<dyn Clock>,
+    ttl: Option<Duration>,
+    allow_self_approval: bool,
+    observer: Option<Arc<dyn QueueObserver>>,
+}
+
+/// Told about every change a queue makes, after it is committed: a host's
+/// hook for notifications. Called on the thread that made the change, so
+/// it must return at once (hand the row to a channel; never do I/O here).
+/// Changes made by other processes sharing the store are not seen.
+pub trait QueueObserver: Send + Sync {
+    /// `row` was proposed (`previous` is `None`) or moved from `previous`
+    /// to its current state (`in_doubt` to `in_doubt` when a late outcome
+    /// was recorded as evidence).
+    fn changed(&self, previous: Option<State>, row: &PendingAction);
 }
 
 impl fmt::Debug for ApprovalQueue {
@@ -573,13 +650,49 @@ impl ApprovalQueue {
         ApprovalQueue {
             store,
             clock: Arc::new(SystemClock),
+            ttl: None,
+            allow_self_approval: false,
+            observer: None,
         }
+    }
+
+    /// The same queue, telling `observer` about every change it commits.
+    pub fn with_observer(mut self, observer: Arc<dyn QueueObserver>) -> Self {
+        self.observer = Some(observer);
+        self
     }
 
     /// The same queue on another clock.
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
+    }
+
+    /// The same queue with a time to live: every proposal gets the
+    /// deadline `now + ttl` ([`PendingAction::expires_at`]), and a row
+    /// proposed without one expires `ttl` after it was created. `None`
+    /// (the default): nothing expires unless
+    /// [`expire_older_than`](Self::expire_older_than) is run.
+    pub fn with_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The queue's time to live.
+    pub fn ttl(&self) -> Option<Duration> {
+        self.ttl
+    }
+
+    /// The same queue with the four-eyes rule off (`true`: a proposer may
+    /// approve their own action) or on (`false`, the default).
+    pub fn with_self_approval(mut self, allow: bool) -> Self {
+        self.allow_self_approval = allow;
+        self
+    }
+
+    /// Whether a proposer may approve their own action.
+    pub fn allows_self_approval(&self) -> bool {
+        self.allow_self_approval
     }
 
     /// The current time on the queue's clock.
@@ -610,6 +723,7 @@ impl ApprovalQueue {
             )));
         }
         let now = self.clock.now_ms();
+        let expires_at = self.ttl.map(|ttl| now.saturating_add(duration_ms(ttl)));
         let row = PendingAction {
             id: new_id(),
             tool_name: proposal.tool_name,
@@ -632,6 +746,8 @@ impl ApprovalQueue {
             decided_at: None,
             reason: None,
             approved_sha256: None,
+            approved_input: None,
+            expires_at,
             claimed_by: None,
             claimed_at: None,
             lease_until: None,
@@ -645,6 +761,9 @@ impl ApprovalQueue {
                 tool_call_id: row.tool_call_id.unwrap_or_default(),
                 existing: stored.id,
             });
+        }
+        if created && let Some(observer) = &self.observer {
+            observer.changed(None, &stored);
         }
         Ok(Proposed {
             action: stored,
@@ -681,16 +800,67 @@ impl ApprovalQueue {
     }
 
     /// Approves a pending action, bound to the input hash the approver saw.
+    ///
+    /// Refused when `by` proposed it and the queue keeps four eyes
+    /// ([`ApprovalError::SelfApproval`]); past its deadline the action
+    /// expires instead ([`ApprovalError::AlreadyDecided`] in `expired`).
     pub fn approve(
         &self,
         id: &str,
         by: &str,
         input_sha256: &str,
     ) -> Result<PendingAction, ApprovalError> {
+        self.approve_inner(id, by, input_sha256, None)
+    }
+
+    /// Approves a pending action with changed arguments. `input_sha256` is
+    /// the hash of the *proposed* input the approver saw (as for
+    /// [`approve`](Self::approve)); `edited` is the full input to run
+    /// instead. The row keeps both; `approved_sha256` becomes the edited
+    /// input's hash. An edit equal to the proposed input is a plain
+    /// approval.
+    ///
+    /// The queue checks only the size and nesting limits: validate
+    /// `edited` against the tool's current schema first (what
+    /// [`crate::runtime::ToolRegistry::approve_with_edits`] does). The
+    /// executor validates it again before dispatch.
+    pub fn approve_with_edits(
+        &self,
+        id: &str,
+        by: &str,
+        input_sha256: &str,
+        edited: Map<String, Value>,
+    ) -> Result<PendingAction, ApprovalError> {
+        let edited_sha = input_sha256_of(&edited)?;
+        self.approve_inner(id, by, input_sha256, Some((edited, edited_sha)))
+    }
+
+    fn approve_inner(
+        &self,
+        id: &str,
+        by: &str,
+        input_sha256: &str,
+        edited: Option<(Map<String, Value>, String)>,
+    ) -> Result<PendingAction, ApprovalError> {
         let by = decider(by)?;
-        self.transition(id, |row, now| {
+        let ttl = self.ttl;
+        let allow_self = self.allow_self_approval;
+        let done = self.transition(id, |row, now| {
             if row.state != State::Pending {
                 return Err(already(row));
+            }
+            if row.deadline(ttl).is_some_and(|d| d <= now) {
+                let mut next = row.clone();
+                next.state = State::Expired;
+                next.decided_by = Some(EXPIRY_DECIDER.to_owned());
+                next.decided_at = Some(now);
+                return Ok(stamp(next, EXPIRY_DECIDER, now));
+            }
+            if !allow_self && row.proposer.id.trim() == by {
+                return Err(ApprovalError::SelfApproval {
+                    id: row.id.clone(),
+                    proposer: row.proposer.id.clone(),
+                });
             }
             if row.input_sha256 != input_sha256 {
                 return Err(ApprovalError::InputMismatch {
@@ -704,9 +874,19 @@ impl ApprovalQueue {
             next.state = State::Approved;
             next.decided_by = Some(by.to_owned());
             next.decided_at = Some(now);
-            next.approved_sha256 = Some(input_sha256.to_owned());
+            match &edited {
+                Some((input, sha)) if *sha != row.input_sha256 => {
+                    next.approved_input = Some(input.clone());
+                    next.approved_sha256 = Some(sha.clone());
+                }
+                _ => next.approved_sha256 = Some(input_sha256.to_owned()),
+            }
             Ok(stamp(next, by, now))
-        })
+        })?;
+        if done.state == State::Expired {
+            return Err(already(&done));
+        }
+        Ok(done)
     }
 
     /// Rejects a pending action, with an optional reason the next model
@@ -765,6 +945,31 @@ impl ApprovalQueue {
         let mut expired = Vec::new();
         for row in candidates {
             match self.decide(&row.id, by, State::Expired, None) {
+                Ok(row) => expired.push(row),
+                Err(ApprovalError::AlreadyDecided { .. } | ApprovalError::NotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(expired)
+    }
+
+    /// Expires every pending action whose deadline has passed (its
+    /// `expires_at`, or for a row proposed without one, its age against
+    /// the queue's TTL); returns the ones this call expired, recorded as
+    /// decided by [`EXPIRY_DECIDER`]. Races with a decision are left to the
+    /// decision. Without a TTL only rows that carry a deadline expire.
+    pub fn expire_due(&self) -> Result<Vec<PendingAction>, ApprovalError> {
+        let now = self.clock.now_ms();
+        let candidates = self.readable(&ListFilter {
+            state: Some(State::Pending),
+            ..ListFilter::default()
+        })?;
+        let mut expired = Vec::new();
+        for row in candidates {
+            if row.deadline(self.ttl).is_none_or(|d| d > now) {
+                continue;
+            }
+            match self.decide(&row.id, EXPIRY_DECIDER, State::Expired, None) {
                 Ok(row) => expired.push(row),
                 Err(ApprovalError::AlreadyDecided { .. } | ApprovalError::NotFound { .. }) => {}
                 Err(e) => return Err(e),
@@ -958,7 +1163,12 @@ impl ApprovalQueue {
                 });
             }
             match self.store.compare_and_set(row.version, &next)? {
-                Cas::Applied => return Ok(next),
+                Cas::Applied => {
+                    if let Some(observer) = &self.observer {
+                        observer.changed(Some(row.state), &next);
+                    }
+                    return Ok(next);
+                }
                 Cas::Conflict(current) => row = *current,
                 Cas::Missing => return Err(ApprovalError::NotFound { id: id.to_owned() }),
             }
@@ -1039,15 +1249,27 @@ pub(crate) fn check_integrity(row: &PendingAction) -> Result<(), ApprovalError> 
             ),
         });
     }
-    if let Some(approved) = &row.approved_sha256
-        && *approved != actual
-    {
-        return Err(ApprovalError::Corrupt {
+    let (runs, what) = match &row.approved_input {
+        Some(edited) => (
+            input_sha256(edited).map_err(|e| ApprovalError::Corrupt {
+                id: row.id.clone(),
+                detail: format!("its approved input: {e}"),
+            })?,
+            "approved input",
+        ),
+        None => (actual, "input"),
+    };
+    match &row.approved_sha256 {
+        Some(approved) if *approved != runs => Err(ApprovalError::Corrupt {
             id: row.id.clone(),
-            detail: format!("its input hashes to {actual}, but {approved} was approved"),
-        });
+            detail: format!("its {what} hashes to {runs}, but {approved} was approved"),
+        }),
+        None if row.approved_input.is_some() => Err(ApprovalError::Corrupt {
+            id: row.id.clone(),
+            detail: "it has an approved input but no approved hash".to_owned(),
+        }),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The SHA-256 (lowercase hex) of the canonical JSON of `input`: object
@@ -1057,6 +1279,15 @@ pub(crate) fn check_integrity(row: &PendingAction) -> Result<(), ApprovalError> 
 pub fn input_sha256(input: &Map<String, Value>) -> Result<String, ApprovalError> {
     let canonical = canonical_json(input)?;
     Ok(hex(&Sha256::digest(canonical.as_bytes())))
+}
+
+fn input_sha256_of(input: &Map<String, Value>) -> Result<String, ApprovalError> {
+    input_sha256(input).map_err(|e| match e {
+        ApprovalError::InvalidRequest(why) => {
+            ApprovalError::InvalidRequest(format!("the edited input: {why}"))
+        }
+        other => other,
+    })
 }
 
 /// The canonical JSON text of `input` (see [`input_sha256`]).

@@ -25,11 +25,16 @@
 //! - 2: adds `executable_sha256`, re-keys `dedup_key` as (conversation,
 //!   tool call, tool name, proposer), guards both with the immutability
 //!   trigger, and leaves WAL mode.
+//! - 3: adds `approved_input` (approve with edits; set only by the
+//!   `pending -> approved` transition, a trigger refuses any other change)
+//!   and `expires_at` (the deadline, immutable like what was proposed).
 //!
 //! A file is upgraded by the first *write* open (the host, or an
 //! `approvals` command that decides), in one transaction; a read-only open
-//! reads either version as it is. Rows from version 1 keep
-//! `executable_sha256` empty, and the executor refuses them.
+//! reads every version as it is. Rows from version 1 keep
+//! `executable_sha256` empty, and the executor refuses them; rows from
+//! versions 1 and 2 have no deadline (a queue with a TTL expires them by
+//! age).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -46,7 +51,7 @@ use crate::runtime::Actor;
 const APPLICATION_ID: i64 = 0x4F53_4151;
 
 /// The schema version this build writes; it reads this one and version 1.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 const TABLE: &str = "
 CREATE TABLE pending_actions (
@@ -78,13 +83,15 @@ CREATE TABLE pending_actions (
     result          TEXT,
     error           TEXT,
     finished_at     INTEGER,
-    executable_sha256 TEXT
+    executable_sha256 TEXT,
+    approved_input  TEXT,
+    expires_at      INTEGER
 );
 CREATE INDEX pending_actions_by_state ON pending_actions (state, created_at, id);
 ";
 
-/// The guards of schema version 2 (version 1 had the same three, with
-/// fewer columns immutable).
+/// The guards of schema version 3 (versions 1 and 2 had the first three,
+/// with fewer columns immutable).
 const TRIGGERS: &str = "
 CREATE TRIGGER pending_actions_terminal_is_final
 BEFORE UPDATE ON pending_actions
@@ -105,15 +112,22 @@ BEGIN
 END;
 CREATE TRIGGER pending_actions_input_is_immutable
 BEFORE UPDATE OF input, input_sha256, executable_sha256, dedup_key, tool_name, action_name,
-    object_name, proposer, created_at
+    object_name, proposer, created_at, expires_at
 ON pending_actions
 WHEN NEW.input IS NOT OLD.input OR NEW.input_sha256 IS NOT OLD.input_sha256
   OR NEW.executable_sha256 IS NOT OLD.executable_sha256 OR NEW.dedup_key IS NOT OLD.dedup_key
   OR NEW.tool_name IS NOT OLD.tool_name OR NEW.action_name IS NOT OLD.action_name
   OR NEW.object_name IS NOT OLD.object_name OR NEW.proposer IS NOT OLD.proposer
-  OR NEW.created_at IS NOT OLD.created_at
+  OR NEW.created_at IS NOT OLD.created_at OR NEW.expires_at IS NOT OLD.expires_at
 BEGIN
     SELECT RAISE(ABORT, 'what was proposed never changes');
+END;
+CREATE TRIGGER pending_actions_approved_input_once
+BEFORE UPDATE OF approved_input ON pending_actions
+WHEN NEW.approved_input IS NOT OLD.approved_input
+  AND NOT (OLD.state = 'pending' AND NEW.state = 'approved')
+BEGIN
+    SELECT RAISE(ABORT, 'the approved input is set by the approval and never changes');
 END;
 ";
 
@@ -126,17 +140,35 @@ DROP TRIGGER IF EXISTS pending_actions_input_is_immutable;
 ALTER TABLE pending_actions ADD COLUMN executable_sha256 TEXT;
 ";
 
+/// Version 2 to 3, after the old triggers are dropped and before
+/// [`TRIGGERS`] are created.
+const UPGRADE_FROM_2: &str = "
+DROP TRIGGER IF EXISTS pending_actions_terminal_is_final;
+DROP TRIGGER IF EXISTS pending_actions_transitions;
+DROP TRIGGER IF EXISTS pending_actions_input_is_immutable;
+ALTER TABLE pending_actions ADD COLUMN approved_input TEXT;
+ALTER TABLE pending_actions ADD COLUMN expires_at INTEGER;
+";
+
 /// The columns a row is read from, in [`decode_row`]'s order.
 const COLUMNS: &str = "id, tool_name, action_name, object_name, input, input_sha256, \
     conversation_id, message_id, tool_call_id, trace_id, proposer, created_at, state, version, \
     state_by, state_at, decided_by, decided_at, reason, approved_sha256, claimed_by, claimed_at, \
-    lease_until, result, error, finished_at, executable_sha256";
+    lease_until, result, error, finished_at, executable_sha256, approved_input, expires_at";
 
-/// [`COLUMNS`] from a version 1 file, which has no digest.
+/// [`COLUMNS`] from a version 2 file, which has no edits or deadlines.
+const COLUMNS_V2: &str = "id, tool_name, action_name, object_name, input, input_sha256, \
+    conversation_id, message_id, tool_call_id, trace_id, proposer, created_at, state, version, \
+    state_by, state_at, decided_by, decided_at, reason, approved_sha256, claimed_by, claimed_at, \
+    lease_until, result, error, finished_at, executable_sha256, NULL AS approved_input, \
+    NULL AS expires_at";
+
+/// [`COLUMNS`] from a version 1 file, which has no digest either.
 const COLUMNS_V1: &str = "id, tool_name, action_name, object_name, input, input_sha256, \
     conversation_id, message_id, tool_call_id, trace_id, proposer, created_at, state, version, \
     state_by, state_at, decided_by, decided_at, reason, approved_sha256, claimed_by, claimed_at, \
-    lease_until, result, error, finished_at, NULL AS executable_sha256";
+    lease_until, result, error, finished_at, NULL AS executable_sha256, NULL AS approved_input, \
+    NULL AS expires_at";
 
 /// How to open a queue file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -350,6 +382,7 @@ impl SqliteStore {
             .map_err(|e| read_error(shown, op, &e))?;
         let columns = match version {
             SCHEMA_VERSION => COLUMNS,
+            2 => COLUMNS_V2,
             1 => COLUMNS_V1,
             v if v > SCHEMA_VERSION => {
                 return Err(StoreError::SchemaTooNew {
@@ -592,8 +625,11 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
         if version == SCHEMA_VERSION {
             return tx.commit().map_err(|e| backend(op, &e));
         }
-        if version == 1 {
-            upgrade_from_1(&tx)?;
+        if version == 1 || version == 2 {
+            if version == 1 {
+                upgrade_from_1(&tx)?;
+            }
+            upgrade_from_2(&tx)?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(|e| backend(op, &e))?;
             return tx.commit().map_err(|e| backend(op, &e));
@@ -631,10 +667,20 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
     tx.commit().map_err(|e| backend(op, &e))
 }
 
+/// Schema version 2 to 3, inside the migration's transaction: the
+/// approved-input and deadline columns (empty for the rows already there)
+/// and the version 3 guards.
+fn upgrade_from_2(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    let op = "upgrading the queue schema from version 2";
+    tx.execute_batch(UPGRADE_FROM_2)
+        .map_err(|e| backend(op, &e))?;
+    tx.execute_batch(TRIGGERS).map_err(|e| backend(op, &e))
+}
+
 /// Schema version 1 to 2, inside the migration's transaction: the digest
 /// column (left empty: nothing recorded what version 1 rows were approved
-/// for), the dedup keys recomputed with the tool name and the proposer, and
-/// the version 2 guards.
+/// for), the dedup keys recomputed with the tool name and the proposer.
+/// The guards come back with [`upgrade_from_2`].
 fn upgrade_from_1(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
     let op = "upgrading the queue schema from version 1";
     tx.execute_batch(UPGRADE_FROM_1)
@@ -685,7 +731,7 @@ fn upgrade_from_1(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
             .map_err(|e| backend(op, &e))?;
         }
     }
-    tx.execute_batch(TRIGGERS).map_err(|e| backend(op, &e))
+    Ok(())
 }
 
 fn open_error(path: &str, op: &'static str, e: &rusqlite::Error) -> StoreError {
@@ -762,6 +808,11 @@ fn decode_row(row: &Row<'_>, id: &str) -> Result<PendingAction, String> {
         .map(|r| serde_json::from_str::<Value>(&r))
         .transpose()
         .map_err(|e| format!("its result is not JSON: {e}"))?;
+    let approved_input: Option<String> = col(row, 27)?;
+    let approved_input = approved_input
+        .map(|r| serde_json::from_str::<Map<String, Value>>(&r))
+        .transpose()
+        .map_err(|e| format!("its approved input is not a JSON object: {e}"))?;
     Ok(PendingAction {
         id: id.to_owned(),
         tool_name: col(row, 1)?,
@@ -790,6 +841,8 @@ fn decode_row(row: &Row<'_>, id: &str) -> Result<PendingAction, String> {
         error: col(row, 24)?,
         finished_at: col(row, 25)?,
         executable_sha256: col(row, 26)?,
+        approved_input,
+        expires_at: col(row, 28)?,
     })
 }
 
@@ -817,6 +870,11 @@ impl ApprovalStore for SqliteStore {
             .as_ref()
             .map(|r| json_text(r, &row.id))
             .transpose()?;
+        let approved_input = row
+            .approved_input
+            .as_ref()
+            .map(|r| json_text(r, &row.id))
+            .transpose()?;
         let dedup = row.dedup_key();
         let mut conn = self.lock();
         let tx = conn
@@ -839,7 +897,7 @@ impl ApprovalStore for SqliteStore {
             &format!(
                 "INSERT INTO pending_actions (dedup_key, {COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, \
                  ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, \
-                 ?24, ?25, ?26, ?27, ?28)"
+                 ?24, ?25, ?26, ?27, ?28, ?29, ?30)"
             ),
             rusqlite::params![
                 dedup,
@@ -870,6 +928,8 @@ impl ApprovalStore for SqliteStore {
                 row.error,
                 row.finished_at,
                 row.executable_sha256,
+                approved_input,
+                row.expires_at,
             ],
         )
         .map_err(|e| backend(op, &e))?;
@@ -944,12 +1004,23 @@ impl ApprovalStore for SqliteStore {
             .as_ref()
             .map(|r| json_text(r, &next.id))
             .transpose()?;
+        let approved_input = next
+            .approved_input
+            .as_ref()
+            .map(|r| json_text(r, &next.id))
+            .transpose()?;
         let mut conn = self.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| backend(op, &e))?;
-        let changed = update_row(&tx, expected_version, next, result.as_deref())
-            .map_err(|e| backend(op, &e))?;
+        let changed = update_row(
+            &tx,
+            expected_version,
+            next,
+            result.as_deref(),
+            approved_input.as_deref(),
+        )
+        .map_err(|e| backend(op, &e))?;
         let outcome = if changed == 1 {
             Cas::Applied
         } else {
@@ -1012,8 +1083,19 @@ impl ApprovalStore for SqliteStore {
                 .as_ref()
                 .map(|r| json_text(r, &next.id))
                 .transpose()?;
-            let changed = update_row(&tx, row.version, &next, result.as_deref())
-                .map_err(|e| backend(op, &e))?;
+            let approved_input = next
+                .approved_input
+                .as_ref()
+                .map(|r| json_text(r, &next.id))
+                .transpose()?;
+            let changed = update_row(
+                &tx,
+                row.version,
+                &next,
+                result.as_deref(),
+                approved_input.as_deref(),
+            )
+            .map_err(|e| backend(op, &e))?;
             if changed == 1 {
                 break Some(next);
             }
@@ -1031,12 +1113,13 @@ fn update_row(
     expected: u64,
     next: &PendingAction,
     result: Option<&str>,
+    approved_input: Option<&str>,
 ) -> rusqlite::Result<usize> {
     conn.execute(
         "UPDATE pending_actions SET state = ?1, version = ?2, state_by = ?3, state_at = ?4, \
          decided_by = ?5, decided_at = ?6, reason = ?7, approved_sha256 = ?8, \
          claimed_by = ?9, claimed_at = ?10, lease_until = ?11, result = ?12, error = ?13, \
-         finished_at = ?14 WHERE id = ?15 AND version = ?16",
+         finished_at = ?14, approved_input = ?17 WHERE id = ?15 AND version = ?16",
         rusqlite::params![
             next.state.as_str(),
             to_i64(next.version),
@@ -1054,6 +1137,7 @@ fn update_row(
             next.finished_at,
             next.id,
             to_i64(expected),
+            approved_input,
         ],
     )
 }

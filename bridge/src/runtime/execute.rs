@@ -15,12 +15,13 @@
 //! - the tool registered here is not the one approved (its executable
 //!   digest differs: another target, body, method, patch, route, object or
 //!   parameter schema): "the action changed since it was approved";
-//! - the stored input does not validate against the tool's current
-//!   parameter schema and argument limits.
+//! - the stored input (the approved edits, when the approver changed the
+//!   arguments) does not validate against the tool's current parameter
+//!   schema and argument limits.
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{ActionTool, CallContext, ToolRegistry};
 use crate::approval::{
@@ -211,7 +212,7 @@ impl ToolRegistry {
                 };
                 let envelope = tool
                     .run(
-                        row.input.clone(),
+                        row.execution_input().clone(),
                         &row.proposer,
                         &context,
                         Some(&row.id),
@@ -234,6 +235,63 @@ impl ToolRegistry {
             }
         };
         queue.finish(&claim, outcome)
+    }
+
+    /// Approves a pending action with changed arguments, after checking
+    /// them against the tool as registered here: the tool must be the one
+    /// proposed (same executable digest), and `edited` must pass its
+    /// argument limits and its current parameter schema (`null` for an
+    /// optional parameter counts as not given, as in a call). Then
+    /// [`ApprovalQueue::approve_with_edits`] records it: `input_sha256` is
+    /// the hash of the proposed input the approver saw.
+    ///
+    /// [`ApprovalQueue::approve_with_edits`]: crate::approval::ApprovalQueue::approve_with_edits
+    pub fn approve_with_edits(
+        &self,
+        id: &str,
+        by: &str,
+        input_sha256: &str,
+        mut edited: Map<String, Value>,
+    ) -> Result<PendingAction, ApprovalError> {
+        let queue = self
+            .services
+            .approvals
+            .as_ref()
+            .ok_or(ApprovalError::NoQueue)?;
+        let row = queue.get(id)?;
+        if row.state != State::Pending {
+            return Err(ApprovalError::AlreadyDecided {
+                id: row.id,
+                state: row.state,
+                by: row.state_by,
+            });
+        }
+        let (Some(tool), Some(entry)) = (self.action(&row.tool_name), self.entry(&row.tool_name))
+        else {
+            return Err(ApprovalError::NoDispatcher {
+                id: row.id,
+                tool: row.tool_name,
+            });
+        };
+        let invalid = |problems: Vec<String>| ApprovalError::InvalidEdits {
+            id: row.id.clone(),
+            tool: row.tool_name.clone(),
+            problems,
+        };
+        if row.executable_sha256.as_deref() != Some(tool.executable_sha256.as_str()) {
+            return Err(invalid(vec![format!(
+                "(input): `{}` changed since this action was proposed, so its arguments cannot                  be checked against what was proposed; reject it and propose it again",
+                row.tool_name
+            )]));
+        }
+        if let Err(message) = self.services.limits.check(&edited) {
+            return Err(invalid(vec![format!("(input): {message}")]));
+        }
+        entry.validator.drop_absent_nulls(&mut edited);
+        if let Err(violations) = entry.validator.validate(&edited) {
+            return Err(invalid(violations.iter().map(located).collect()));
+        }
+        queue.approve_with_edits(id, by, input_sha256, edited)
     }
 
     /// Why `row` must not be dispatched through `tool`, if it must not.
@@ -259,26 +317,16 @@ impl ToolRegistry {
             }
             Some(_) => {}
         }
-        if let Err(message) = self.services.limits.check(&row.input) {
+        let input = row.execution_input();
+        if let Err(message) = self.services.limits.check(input) {
             return Some(format!(
                 "the stored input is over the argument limits: {message}"
             ));
         }
         if let Some(entry) = self.entry(&row.tool_name)
-            && let Err(violations) = entry.validator.validate(&row.input)
+            && let Err(violations) = entry.validator.validate(input)
         {
-            let listed: Vec<String> = violations
-                .iter()
-                .take(10)
-                .map(|v| {
-                    let path = if v.path.is_empty() {
-                        "(input)"
-                    } else {
-                        &v.path
-                    };
-                    format!("{path}: {}", v.message)
-                })
-                .collect();
+            let listed: Vec<String> = violations.iter().take(10).map(located).collect();
             return Some(format!(
                 "the stored input does not match the parameters of `{}` as registered here ({} \
                  problem{}): {}",
@@ -290,4 +338,14 @@ impl ToolRegistry {
         }
         None
     }
+}
+
+/// A schema violation as `path: message` (`(input)` for the root).
+fn located(v: &super::Violation) -> String {
+    let path = if v.path.is_empty() {
+        "(input)"
+    } else {
+        &v.path
+    };
+    format!("{path}: {}", v.message)
 }

@@ -459,6 +459,13 @@ fn error_json(e: &ApprovalError) -> Value {
         ApprovalError::NoDispatcher { id, tool } => {
             ("no_dispatcher", json!({"id": id, "tool": tool}))
         }
+        ApprovalError::SelfApproval { id, proposer } => {
+            ("self_approval", json!({"id": id, "proposer": proposer}))
+        }
+        ApprovalError::InvalidEdits { id, tool, problems } => (
+            "invalid_edits",
+            json!({"id": id, "tool": tool, "problems": problems}),
+        ),
         ApprovalError::NoQueue => ("no_queue", json!({})),
         ApprovalError::Store(e) => store_error_json(e),
     };
@@ -651,6 +658,9 @@ fn show(row: &PendingAction) -> String {
         "proposed",
         format!("by {who} at {}", format_timestamp(row.created_at)),
     );
+    if let Some(at) = row.expires_at {
+        field("deadline", format_timestamp(at));
+    }
     let mut origin = Vec::new();
     for (label, value) in [
         ("conversation", &row.conversation_id),
@@ -703,6 +713,13 @@ fn show(row: &PendingAction) -> String {
     let input = serde_json::to_string_pretty(&row.input).unwrap_or_default();
     for l in input.lines() {
         let _ = writeln!(out, "    {}", line_safe(l));
+    }
+    if let Some(edited) = &row.approved_input {
+        out.push_str("  approved input (edited by the approver):\n");
+        let edited = serde_json::to_string_pretty(edited).unwrap_or_default();
+        for l in edited.lines() {
+            let _ = writeln!(out, "    {}", line_safe(l));
+        }
     }
     if let Some(result) = &row.result {
         out.push_str("  result:\n");

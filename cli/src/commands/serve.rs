@@ -62,6 +62,30 @@ pub(crate) struct Args {
     /// loopback names are always accepted.
     #[arg(long, value_name = "HOST")]
     allowed_host: Vec<String>,
+    /// How long a pending action waits for a decision before it expires
+    /// (`30m`, `24h`, `7d`; `off` never).
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = ttl)]
+    approval_ttl: Ttl,
+    /// POST a JSON message (Slack-compatible `text`, structured fields, a
+    /// link to the inbox) here when an action is queued, decided, run,
+    /// failed or in doubt.
+    #[arg(long, value_name = "URL")]
+    notify_url: Option<String>,
+    /// The address people reach this gateway at (`https://…`), for the
+    /// links in notifications; `https` also makes the inbox cookie Secure.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
+    /// Let a proposer approve their own action (four eyes off).
+    #[arg(long)]
+    allow_self_approval: bool,
+}
+
+/// A parsed `--approval-ttl` (clap needs a named type for `Option`).
+#[derive(Debug, Clone, Copy)]
+struct Ttl(Option<Duration>);
+
+fn ttl(text: &str) -> Result<Ttl, String> {
+    objectstack_gateway::parse_duration(text).map(Ttl)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -91,6 +115,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     config.audit = args.audit;
     config.backend_timeout = Duration::from_secs(args.timeout.max(1));
     config.allowed_hosts.extend(args.allowed_host);
+    config.inbox.approval_ttl = args.approval_ttl.0;
+    config.inbox.allow_self_approval = args.allow_self_approval;
+    config.inbox.notify = args.notify_url.map(objectstack_gateway::NotifyConfig::new);
+    config.inbox.public_url = args.public_url;
     config.executor_key = std::env::var("OBJECTSTACK_EXECUTOR_KEY")
         .ok()
         .and_then(|k| ApiKey::new(&k));
