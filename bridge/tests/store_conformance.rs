@@ -86,6 +86,11 @@ macro_rules! conformance {
             }
 
             #[test]
+            fn edits_and_deadlines_round_trip_and_run() {
+                if let Some(f) = fixture("edits") { edits_and_deadlines(&f) }
+            }
+
+            #[test]
             fn a_thousand_actions_sixteen_racers_two_processes_each_executed_once() {
                 if let Some(f) = fixture("race") { race(&f, 1000, 8) }
             }
@@ -575,7 +580,7 @@ fn newer_schema(f: &Fixture) {
         assert!(err.to_string().contains("upgrade objectstack-ai"), "{err}");
     }
     f.raw(match f.kind {
-        Kind::Sqlite => "PRAGMA user_version = 2",
+        Kind::Sqlite => "PRAGMA user_version = 3",
         Kind::Postgres => "DELETE FROM objectstack_approvals_schema WHERE version = 99",
     })
     .unwrap();
@@ -583,6 +588,97 @@ fn newer_schema(f: &Fixture) {
         ApprovalQueue::new(f.open()).get(&row.id).unwrap(),
         row,
         "nothing was touched"
+    );
+}
+
+/// Approve-with-edits and deadlines (the inbox's additions): the approved
+/// input and the deadline survive a reopen, the edited input is what runs,
+/// the database keeps both as they were set, and a passed deadline
+/// expires the action.
+fn edits_and_deadlines(f: &Fixture) {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let digest = archive_sha256();
+    let queue = |store| {
+        Arc::new(
+            ApprovalQueue::new(store)
+                .with_clock(clock.clone())
+                .with_ttl(Some(Duration::from_secs(600))),
+        )
+    };
+    let q = queue(f.open());
+    let edited = q.propose(proposal(1, &digest)).unwrap().action;
+    let late = q.propose(proposal(2, &digest)).unwrap().action;
+    assert_eq!(edited.expires_at, Some(1_700_000_000_000 + 600_000));
+    let approved = q
+        .approve_with_edits(
+            &edited.id,
+            "alice",
+            &edited.input_sha256,
+            obj(json!({"n": 41})),
+        )
+        .unwrap();
+    assert_eq!(approved.approved_input, Some(obj(json!({"n": 41}))));
+    drop(q);
+
+    let q = queue(f.open());
+    assert_eq!(
+        q.get(&edited.id).unwrap(),
+        approved,
+        "the edit survives a reopen"
+    );
+    assert_eq!(q.get(&late.id).unwrap().expires_at, late.expires_at);
+    for tamper in [
+        format!(
+            "UPDATE pending_actions SET approved_input = '{{\"n\": 7}}' WHERE id = '{}'",
+            edited.id
+        ),
+        format!(
+            "UPDATE pending_actions SET expires_at = 1 WHERE id = '{}'",
+            late.id
+        ),
+    ] {
+        let err = f.raw(&tamper).unwrap_err();
+        assert!(err.contains("never changes"), "{err}");
+    }
+    // The edited input is what is dispatched.
+    let ledger = f.dir().join("ledger.txt");
+    let host = Arc::new(FakeHost {
+        ledger: Some(ledger.clone()),
+        ..FakeHost::default()
+    });
+    let mut registry = ToolRegistry::new(host.services(Some(q.clone())));
+    let (definition, action) = archive_definition();
+    registry.register_action(definition, action).unwrap();
+    let report = rt()
+        .block_on(registry.execute_approved(&ExecuteOptions::default()))
+        .unwrap();
+    assert_eq!(report.executed, [edited.id.as_str()], "{report:?}");
+    let ran: Vec<serde_json::Value> = host
+        .dispatches()
+        .into_iter()
+        .filter_map(|d| match d {
+            Seen::Script(r) => Some(serde_json::to_value(&r.params).unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ran.len(), 1);
+    assert_eq!(ran[0]["n"], 41, "{ran:?}");
+    // Past its deadline, the other one expires, and cannot be approved.
+    clock.advance(Duration::from_secs(601));
+    let expired: Vec<String> = q.expire_due().unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(expired, [late.id.as_str()]);
+    let err = q
+        .approve(&late.id, "alice", &late.input_sha256)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ApprovalError::AlreadyDecided {
+                state: State::Expired,
+                ..
+            }
+        ),
+        "{err}"
     );
 }
 
@@ -1265,6 +1361,93 @@ mod postgres_only {
             .unwrap();
         rx.recv_timeout(Duration::from_secs(5))
             .expect("woken after reconnecting");
+    }
+
+    /// A database at schema version 1 (as objectstack-bridge 0.1 created
+    /// it: `tests/data/postgres-queue-v1.sql`) is upgraded when a host
+    /// opens it: its rows are kept and still run, the new columns work,
+    /// and the version table says 2.
+    #[test]
+    fn a_version_1_database_is_upgraded_and_keeps_its_rows() {
+        let Some(f) = Fixture::postgres("upgrade") else {
+            return;
+        };
+        let v1 = include_str!("data/postgres-queue-v1.sql");
+        f.raw(v1).unwrap();
+        let digest = archive_sha256();
+        let row = |id: &str, n: usize, state: &str, approved: &str| {
+            let input = obj(json!({"n": n}));
+            let sha = objectstack_bridge::approval::input_sha256(&input).unwrap();
+            let approved_sha = if approved.is_empty() {
+                "NULL".to_owned()
+            } else {
+                format!("'{sha}'")
+            };
+            format!(
+                "INSERT INTO pending_actions (id, dedup_key, tool_name, action_name, input, \
+                 input_sha256, executable_sha256, conversation_id, tool_call_id, proposer, \
+                 created_at, state, version, state_at, decided_by, approved_sha256) VALUES \
+                 ('{id}', NULL, 'action_archive', 'archive', '{{\"n\":{n}}}', '{sha}', \
+                 '{digest}', 'conv', 'call-{n}', '{{\"id\":\"u1\"}}', {n}, '{state}', \
+                 {version}, {n}, {decider}, {approved_sha});",
+                version = if approved.is_empty() { 1 } else { 2 },
+                decider = if approved.is_empty() {
+                    "NULL".to_owned()
+                } else {
+                    format!("'{approved}'")
+                },
+            )
+        };
+        f.raw(&format!(
+            "{}{}",
+            row("pa_v1pending00000000000000", 1, "pending", ""),
+            row("pa_v1approved0000000000000", 2, "approved", "alice")
+        ))
+        .unwrap();
+        // Read-only openers leave it to a writer.
+        let err = f.parsed().open(OpenMode::ReadOnly).err().unwrap();
+        assert!(matches!(err, StoreError::NeedsWriter { .. }), "{err}");
+
+        let q = Arc::new(ApprovalQueue::new(f.open()));
+        let url = &f.location;
+        assert_eq!(
+            stores::pg::value(url, "SELECT max(version) FROM objectstack_approvals_schema"),
+            "2"
+        );
+        let pending = q.get("pa_v1pending00000000000000").unwrap();
+        assert_eq!(pending.state, State::Pending);
+        assert_eq!(pending.approved_input, None);
+        assert_eq!(pending.expires_at, None);
+        let edited = q
+            .approve_with_edits(
+                &pending.id,
+                "bob",
+                &pending.input_sha256,
+                obj(json!({"n": 10})),
+            )
+            .unwrap();
+        assert_eq!(q.get(&pending.id).unwrap(), edited);
+        let ledger = f.dir().join("ledger.txt");
+        let registry = registry(q.clone(), &ledger, false);
+        let report = rt()
+            .block_on(registry.execute_approved(&ExecuteOptions::default()))
+            .unwrap();
+        assert_eq!(
+            report.executed,
+            ["pa_v1pending00000000000000", "pa_v1approved0000000000000"],
+            "{report:?}"
+        );
+        // The upgraded guard covers the new columns.
+        let err = f
+            .raw("UPDATE pending_actions SET approved_input = '{}' WHERE id = 'pa_v1approved0000000000000'")
+            .unwrap_err();
+        assert!(err.contains("never changes"), "{err}");
+        // Opening again migrates nothing more.
+        drop(f.open());
+        assert_eq!(
+            stores::pg::value(url, "SELECT count(*) FROM objectstack_approvals_schema"),
+            "2"
+        );
     }
 
     /// A claim skips a row another transaction holds locked instead of

@@ -59,13 +59,14 @@ use crate::runtime::Actor;
 const COLUMNS: &str = "id, tool_name, action_name, object_name, input::text, input_sha256, \
     conversation_id, message_id, tool_call_id, trace_id, proposer::text, created_at, state, \
     version, state_by, state_at, decided_by, decided_at, reason, approved_sha256, claimed_by, \
-    claimed_at, lease_until, result::text, error, finished_at, executable_sha256";
+    claimed_at, lease_until, result::text, error, finished_at, executable_sha256, \
+    approved_input::text, expires_at";
 
 /// The compare-and-set write.
 const UPDATE: &str = "UPDATE pending_actions SET state = $1, version = $2, state_by = $3, \
     state_at = $4, decided_by = $5, decided_at = $6, reason = $7, approved_sha256 = $8, \
     claimed_by = $9, claimed_at = $10, lease_until = $11, result = $12::text::json, error = $13, \
-    finished_at = $14 WHERE id = $15 AND version = $16";
+    finished_at = $14, approved_input = $17::text::json WHERE id = $15 AND version = $16";
 
 /// How to reach and use the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -789,6 +790,11 @@ fn decode_row(row: &Row, id: &str) -> Result<PendingAction, String> {
     let state: String = col(row, 12)?;
     let state = state.parse::<State>().map_err(|e| e.to_string())?;
     let version: i64 = col(row, 13)?;
+    let approved_input: Option<String> = col(row, 27)?;
+    let approved_input = approved_input
+        .map(|i| serde_json::from_str::<Map<String, Value>>(&i))
+        .transpose()
+        .map_err(|e| format!("its approved input is not a JSON object: {e}"))?;
     let result: Option<String> = col(row, 23)?;
     let result = result
         .map(|r| serde_json::from_str::<Value>(&r))
@@ -822,6 +828,8 @@ fn decode_row(row: &Row, id: &str) -> Result<PendingAction, String> {
         error: col(row, 24)?,
         finished_at: col(row, 25)?,
         executable_sha256: col(row, 26)?,
+        approved_input,
+        expires_at: col(row, 28)?,
     })
 }
 
@@ -829,6 +837,7 @@ fn decode_row(row: &Row, id: &str) -> Result<PendingAction, String> {
 struct Update {
     row: PendingAction,
     result: Option<String>,
+    approved_input: Option<String>,
     expected: i64,
 }
 
@@ -839,6 +848,11 @@ impl Update {
                 .result
                 .as_ref()
                 .map(|r| json_text(r, &next.id))
+                .transpose()?,
+            approved_input: next
+                .approved_input
+                .as_ref()
+                .map(|i| json_text(i, &next.id))
                 .transpose()?,
             row: next.clone(),
             expected: to_i64(expected),
@@ -871,6 +885,7 @@ impl Update {
                     &r.finished_at,
                     &r.id,
                     &self.expected,
+                    &self.approved_input,
                 ],
             )
             .await?)
@@ -905,6 +920,11 @@ impl ApprovalStore for PostgresStore {
             .as_ref()
             .map(|r| json_text(r, &row.id))
             .transpose()?;
+        let approved_input = row
+            .approved_input
+            .as_ref()
+            .map(|i| json_text(i, &row.id))
+            .transpose()?;
         let dedup = row.dedup_key();
         let row = row.clone();
         self.with_conn(op, move |conn| async move {
@@ -915,7 +935,8 @@ impl ApprovalStore for PostgresStore {
                         "INSERT INTO pending_actions (dedup_key, {}) VALUES ($1, $2, $3, $4, $5, \
                          $6::text::json, $7, $8, $9, $10, $11, $12::text::json, $13, $14, $15, \
                          $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::text::json, $26, $27, \
-                         $28) ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
+                         $28, $29::text::json, $30) ON CONFLICT (dedup_key) DO NOTHING \
+                         RETURNING id",
                         COLUMNS.replace("::text", "")
                     ),
                 )
@@ -955,6 +976,8 @@ impl ApprovalStore for PostgresStore {
                         &row.error,
                         &row.finished_at,
                         &row.executable_sha256,
+                        &approved_input,
+                        &row.expires_at,
                     ],
                 )
                 .await;

@@ -15,7 +15,7 @@
 //! whatever client issues the `UPDATE`.
 
 /// The schema version this build writes and reads.
-pub(super) const CURRENT: i32 = 1;
+pub(super) const CURRENT: i32 = 2;
 
 /// The key of the advisory lock migrations hold ("OSAQ" and 1).
 pub(super) const MIGRATION_LOCK: i64 = 0x4F53_4151_0000_0001;
@@ -24,10 +24,16 @@ pub(super) const MIGRATION_LOCK: i64 = 0x4F53_4151_0000_0001;
 pub(super) const CHANNEL: &str = "objectstack_approvals";
 
 /// Migration `n` is `MIGRATIONS[n - 1]`.
-pub(super) const MIGRATIONS: &[&str] = &[V1];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2];
 
-/// Version 1: the table, its indexes, the guards and the approval
-/// notification.
+/// # Versions
+///
+/// - 1: the table, its indexes, the guards and the approval notification.
+/// - 2: approve with edits and deadlines: `approved_input` (set only by
+///   the `pending -> approved` transition) and `expires_at` (part of what
+///   was proposed, never changed).
+///
+/// Version 1: as above.
 const V1: &str = r#"
 CREATE TABLE objectstack_approvals_schema (
     version    integer PRIMARY KEY,
@@ -111,6 +117,50 @@ END
 $$;
 CREATE TRIGGER pending_actions_approved AFTER INSERT OR UPDATE OF state ON pending_actions
     FOR EACH ROW WHEN (NEW.state = 'approved') EXECUTE FUNCTION pending_actions_announce();
+"#;
+
+/// Version 2: the two columns, and the guard extended to them.
+const V2: &str = r#"
+ALTER TABLE pending_actions ADD COLUMN approved_input json;
+ALTER TABLE pending_actions ADD COLUMN expires_at bigint;
+
+CREATE OR REPLACE FUNCTION pending_actions_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF OLD.state IN ('rejected', 'expired', 'cancelled', 'executed', 'failed') THEN
+        RAISE EXCEPTION 'a pending action in a terminal state never changes (% is %)',
+            OLD.id, OLD.state;
+    END IF;
+    IF NEW.state IS DISTINCT FROM OLD.state AND NOT (
+           (OLD.state = 'pending' AND NEW.state IN ('approved', 'rejected', 'expired', 'cancelled'))
+        OR (OLD.state = 'approved' AND NEW.state = 'executing')
+        OR (OLD.state = 'executing' AND NEW.state IN ('executed', 'failed', 'in_doubt'))
+        OR (OLD.state = 'in_doubt' AND NEW.state IN ('executed', 'failed'))
+    ) THEN
+        RAISE EXCEPTION 'not a transition of the approval state machine: % -> %',
+            OLD.state, NEW.state;
+    END IF;
+    IF NEW.id IS DISTINCT FROM OLD.id
+        OR NEW.input::text IS DISTINCT FROM OLD.input::text
+        OR NEW.input_sha256 IS DISTINCT FROM OLD.input_sha256
+        OR NEW.executable_sha256 IS DISTINCT FROM OLD.executable_sha256
+        OR NEW.dedup_key IS DISTINCT FROM OLD.dedup_key
+        OR NEW.tool_name IS DISTINCT FROM OLD.tool_name
+        OR NEW.action_name IS DISTINCT FROM OLD.action_name
+        OR NEW.object_name IS DISTINCT FROM OLD.object_name
+        OR NEW.proposer::text IS DISTINCT FROM OLD.proposer::text
+        OR NEW.created_at IS DISTINCT FROM OLD.created_at
+        OR NEW.expires_at IS DISTINCT FROM OLD.expires_at
+    THEN
+        RAISE EXCEPTION 'what was proposed never changes';
+    END IF;
+    IF NEW.approved_input::text IS DISTINCT FROM OLD.approved_input::text
+        AND NOT (OLD.state = 'pending' AND NEW.state = 'approved')
+    THEN
+        RAISE EXCEPTION 'the approved input is set by the approval and never changes';
+    END IF;
+    RETURN NEW;
+END
+$$;
 "#;
 
 #[cfg(test)]
