@@ -1015,6 +1015,9 @@ impl ApprovalQueue {
         let claimed = self.store.claim_next(tools, &mut |row| {
             (row.state == State::Approved).then(|| claimed(row, executor, lease, clock.now_ms()))
         })?;
+        if let (Some(observer), Some(action)) = (&self.observer, &claimed) {
+            observer.changed(Some(State::Approved), action);
+        }
         Ok(claimed.map(|action| Claim { action }))
     }
 
