@@ -230,9 +230,8 @@ impl Executors {
                             None => {
                                 let (woken, cv) = &*signal;
                                 let guard = woken.lock().unwrap();
-                                let (mut guard, _) = cv
-                                    .wait_timeout_while(guard, idle, |w| !*w)
-                                    .unwrap();
+                                let (mut guard, _) =
+                                    cv.wait_timeout_while(guard, idle, |w| !*w).unwrap();
                                 *guard = false;
                             }
                         }
