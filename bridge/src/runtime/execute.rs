@@ -81,11 +81,7 @@ impl ToolRegistry {
         &self,
         options: &ExecuteOptions,
     ) -> Result<ExecutionReport, ApprovalError> {
-        let queue = self
-            .services
-            .approvals
-            .as_ref()
-            .ok_or(ApprovalError::NoQueue)?;
+        let queue = self.queue()?;
         let mut report = ExecutionReport {
             in_doubt: queue
                 .sweep_expired_leases()?
@@ -157,11 +153,7 @@ impl ToolRegistry {
         id: &str,
         options: &ExecuteOptions,
     ) -> Result<PendingAction, ApprovalError> {
-        let queue = self
-            .services
-            .approvals
-            .as_ref()
-            .ok_or(ApprovalError::NoQueue)?;
+        let queue = self.queue()?;
         let row = queue.get(id)?;
         let Some(tool) = self.action(&row.tool_name) else {
             return Err(match row.state {
@@ -184,6 +176,14 @@ impl ToolRegistry {
         self.run_claim(claim, tool).await
     }
 
+    /// The approval queue, or [`ApprovalError::NoQueue`].
+    fn queue(&self) -> Result<&crate::approval::ApprovalQueue, ApprovalError> {
+        self.services
+            .approvals
+            .as_deref()
+            .ok_or(ApprovalError::NoQueue)
+    }
+
     /// Dispatches a claimed action through `tool` (or refuses it) and
     /// records the outcome.
     async fn run_claim(
@@ -191,11 +191,7 @@ impl ToolRegistry {
         claim: Claim,
         tool: &ActionTool,
     ) -> Result<PendingAction, ApprovalError> {
-        let queue = self
-            .services
-            .approvals
-            .as_ref()
-            .ok_or(ApprovalError::NoQueue)?;
+        let queue = self.queue()?;
         let row = &claim.action;
         let outcome = match self.refusal(row, tool) {
             Some(why) => Outcome::Failed {
@@ -253,11 +249,7 @@ impl ToolRegistry {
         input_sha256: &str,
         mut edited: Map<String, Value>,
     ) -> Result<PendingAction, ApprovalError> {
-        let queue = self
-            .services
-            .approvals
-            .as_ref()
-            .ok_or(ApprovalError::NoQueue)?;
+        let queue = self.queue()?;
         let row = queue.get(id)?;
         if row.state != State::Pending {
             return Err(ApprovalError::AlreadyDecided {
