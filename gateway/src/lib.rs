@@ -45,7 +45,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, ListFilter, PendingAction, SqliteStore, State, input_sha256,
+    ApprovalError, ApprovalQueue, ListFilter, OpenMode, PendingAction, QueueLocation, State,
+    input_sha256,
 };
 use objectstack_bridge::runtime::{
     CallContext, ExecuteOptions, HostServices, HttpApiClient, HttpClientOptions,
@@ -83,7 +84,9 @@ pub struct Config {
     /// The base URL `api` actions' relative targets resolve against. The
     /// caller's key is sent there only when it is on `server`'s origin.
     pub api_base_url: Option<String>,
-    /// The SQLite file of the approval queue.
+    /// The approval queue: an SQLite file (a path, or `sqlite:PATH`), or a
+    /// `postgres://` URL (one queue several gateways share; needs the
+    /// `postgres` feature).
     pub approvals: PathBuf,
     /// Serve only what this agent may invoke.
     pub agent: Option<String>,
@@ -170,7 +173,7 @@ pub enum GatewayError {
     /// The approval queue cannot be opened.
     #[error("the approval queue {}: {why}", path.display())]
     Queue {
-        /// The file.
+        /// The file, or the URL with its credentials redacted.
         path: PathBuf,
         /// What went wrong.
         why: String,
@@ -234,11 +237,21 @@ impl Gateway {
     /// with every diagnostic. Needs a Tokio runtime when an `--api-base-url`
     /// client is configured.
     pub fn new(config: Config) -> Result<Self, GatewayError> {
-        let store = SqliteStore::open(&config.approvals).map_err(|e| GatewayError::Queue {
-            path: config.approvals.clone(),
-            why: e.to_string(),
+        let refused =
+            |shown: String, e: objectstack_bridge::approval::StoreError| GatewayError::Queue {
+                path: PathBuf::from(shown),
+                why: e.to_string(),
+            };
+        let location = QueueLocation::parse(config.approvals.as_os_str()).map_err(|e| {
+            refused(
+                objectstack_bridge::redact::text(&config.approvals.to_string_lossy()).into_owned(),
+                e,
+            )
         })?;
-        let queue = Arc::new(ApprovalQueue::new(Arc::new(store)));
+        let store = location
+            .open(OpenMode::Create)
+            .map_err(|e| refused(location.to_string(), e))?;
+        let queue = Arc::new(ApprovalQueue::new(store));
         Self::with_queue(config, queue)
     }
 
@@ -377,14 +390,33 @@ impl Gateway {
     }
 
     /// Executes approvals recorded elsewhere on the store (the `approvals`
-    /// CLI, another gateway) under `executor_key`, every `every`. Without an
+    /// CLI, another gateway) under `executor_key`, every `every`, and at
+    /// once when the store announces an approval (PostgreSQL's `NOTIFY`;
+    /// then `every` is only a fallback, at least 30 s). Without an
     /// executor key nothing runs: they stay approved and waiting.
     pub fn spawn_executor(&self, every: Duration) -> Option<tokio::task::JoinHandle<()>> {
         let key = self.shared.config.executor_key.clone()?;
         let weak = Arc::downgrade(&self.shared);
+        let wake = Arc::new(tokio::sync::Notify::new());
+        let notify = wake.clone();
+        let every = match self
+            .shared
+            .queue
+            .watch_approved(Arc::new(move || notify.notify_one()))
+        {
+            Ok(true) => every.max(Duration::from_secs(30)),
+            Ok(false) => every,
+            Err(e) => {
+                tracing::warn!("approvals are not announced, so they are polled: {e}");
+                every
+            }
+        };
         Some(tokio::spawn(async move {
             loop {
-                tokio::time::sleep(every).await;
+                tokio::select! {
+                    () = tokio::time::sleep(every) => {}
+                    () = wake.notified() => {}
+                }
                 let Some(shared) = weak.upgrade() else { return };
                 let catalog = shared.catalog();
                 let options = executor_options();
@@ -756,11 +788,30 @@ impl Shared {
         catalog: &Catalog,
     ) -> Result<PendingAction, ApprovalError> {
         self.queue.approve(id, by, sha)?;
-        with_caller(
+        let ran = with_caller(
             approver.key.clone(),
             catalog.registry.execute_pending(id, &executor_options()),
         )
-        .await
+        .await;
+        match ran {
+            // An executor woken by the approval (another gateway sharing
+            // the queue) claimed it first: its outcome is the answer.
+            Err(ApprovalError::AlreadyDecided { .. }) => self.outcome_elsewhere(id).await,
+            other => other,
+        }
+    }
+
+    /// The row once the executor that claimed it recorded an outcome (or
+    /// as it is when that takes longer than a backend call may).
+    async fn outcome_elsewhere(&self, id: &str) -> Result<PendingAction, ApprovalError> {
+        let deadline = Instant::now() + self.config.backend_timeout + Duration::from_secs(5);
+        loop {
+            let row = self.queue.get(id)?;
+            if row.state != State::Executing || Instant::now() >= deadline {
+                return Ok(row);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// `POST /approvals/{id}/approve`.
@@ -793,10 +844,10 @@ impl Shared {
             }
             Err(e) => return Err(e),
         };
-        let state = if done.state == State::Executed {
-            "executed"
-        } else {
-            "failed"
+        let state = match done.state {
+            State::Executed => "executed",
+            State::Executing | State::InDoubt => done.state.as_str(),
+            _ => "failed",
         };
         self.audit.record(
             approver,

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use super::PendingAction;
 use super::store::{ApprovalStore, Cas, ListFilter, StoreError};
+use super::{PendingAction, State};
 
 /// Pending actions in a map behind a mutex.
 #[derive(Debug, Default)]
@@ -95,5 +95,24 @@ impl ApprovalStore for MemoryStore {
                 Ok(Cas::Applied)
             }
         }
+    }
+    fn claim_next(
+        &self,
+        tools: &[String],
+        claim: &mut dyn FnMut(&PendingAction) -> Option<PendingAction>,
+    ) -> Result<Option<PendingAction>, StoreError> {
+        // Under the one lock, so no two callers see the same row.
+        let mut inner = self.lock();
+        let mut approved: Vec<&PendingAction> = inner
+            .rows
+            .values()
+            .filter(|r| r.state == State::Approved && tools.contains(&r.tool_name))
+            .collect();
+        approved.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        let Some(next) = approved.into_iter().find_map(claim) else {
+            return Ok(None);
+        };
+        inner.rows.insert(next.id.clone(), next.clone());
+        Ok(Some(next))
     }
 }

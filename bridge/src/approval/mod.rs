@@ -65,10 +65,16 @@
 //!   [`ApprovalQueue::expire_due`] sweeps the ones nobody decided.
 //!
 //! Storage is behind the [`ApprovalStore`] trait: [`SqliteStore`] (feature
-//! `sqlite`, the embedded default) and [`MemoryStore`] (tests, demos).
+//! `sqlite`, the embedded default), `PostgresStore` (feature `postgres`,
+//! one queue shared by several hosts) and [`MemoryStore`] (tests, demos).
+//! [`QueueLocation`] picks one from what a person wrote (a path,
+//! `sqlite:PATH` or a `postgres://` URL).
 
 mod executable;
+mod location;
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
@@ -88,10 +94,13 @@ use sha2::{Digest, Sha256};
 use crate::runtime::Actor;
 
 pub(crate) use executable::executable_sha256;
+pub use location::{OpenMode, PostgresUrl, QueueLocation};
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresOptions, PostgresStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteOptions, SqliteStore};
-pub use store::{ApprovalStore, Cas, ListFilter, StoreError};
+pub use store::{ApprovalStore, Cas, ListFilter, StoreError, Wake};
 
 /// Deepest nesting of a pending action's input that is accepted.
 pub const MAX_INPUT_DEPTH: usize = 64;
@@ -985,14 +994,38 @@ impl ApprovalQueue {
                 }
                 _ => return Err(already(row)),
             }
-            let mut next = row.clone();
-            next.state = State::Executing;
-            next.claimed_by = Some(executor.to_owned());
-            next.claimed_at = Some(now);
-            next.lease_until = Some(now.saturating_add(lease));
-            Ok(stamp(next, executor, now))
+            Ok(claimed(row, executor, lease, now))
         })
         .map(|action| Claim { action })
+    }
+
+    /// Claims the oldest approved action of one of `tools` for dispatch,
+    /// with a lease, skipping (not waiting for) actions other executors
+    /// are claiming at the same moment; `None` when nothing is left. Like
+    /// [`ApprovalQueue::claim`], the claim is committed before this returns.
+    pub fn claim_next(
+        &self,
+        tools: &[String],
+        executor: &str,
+        lease: Duration,
+    ) -> Result<Option<Claim>, ApprovalError> {
+        let executor = decider(executor)?;
+        let lease = duration_ms(lease);
+        let clock = &self.clock;
+        let claimed = self.store.claim_next(tools, &mut |row| {
+            (row.state == State::Approved).then(|| claimed(row, executor, lease, clock.now_ms()))
+        })?;
+        if let (Some(observer), Some(action)) = (&self.observer, &claimed) {
+            observer.changed(Some(State::Approved), action);
+        }
+        Ok(claimed.map(|action| Claim { action }))
+    }
+
+    /// Calls `wake` whenever an action is approved anywhere, when the
+    /// store can tell (see [`ApprovalStore::watch_approved`]); returns
+    /// whether it will.
+    pub fn watch_approved(&self, wake: Wake) -> Result<bool, ApprovalError> {
+        Ok(self.store.watch_approved(wake)?)
     }
 
     /// Records the outcome of a claimed dispatch.
@@ -1160,6 +1193,16 @@ fn apply_outcome(next: &mut PendingAction, outcome: &Outcome, now: i64) {
         }
     }
     next.finished_at = Some(now);
+}
+
+/// `row` claimed by `executor` at `now`, for `lease` milliseconds.
+fn claimed(row: &PendingAction, executor: &str, lease: i64, now: i64) -> PendingAction {
+    let mut next = row.clone();
+    next.state = State::Executing;
+    next.claimed_by = Some(executor.to_owned());
+    next.claimed_at = Some(now);
+    next.lease_until = Some(now.saturating_add(lease));
+    stamp(next, executor, now)
 }
 
 /// Sets the bookkeeping of a state change.

@@ -1013,33 +1013,14 @@ impl ApprovalStore for SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| backend(op, &e))?;
-        let changed = tx
-            .execute(
-                "UPDATE pending_actions SET state = ?1, version = ?2, state_by = ?3, state_at = ?4, \
-                 decided_by = ?5, decided_at = ?6, reason = ?7, approved_sha256 = ?8, \
-                 claimed_by = ?9, claimed_at = ?10, lease_until = ?11, result = ?12, error = ?13, \
-                 finished_at = ?14, approved_input = ?17 WHERE id = ?15 AND version = ?16",
-                rusqlite::params![
-                    next.state.as_str(),
-                    to_i64(next.version),
-                    next.state_by,
-                    next.state_at,
-                    next.decided_by,
-                    next.decided_at,
-                    next.reason,
-                    next.approved_sha256,
-                    next.claimed_by,
-                    next.claimed_at,
-                    next.lease_until,
-                    result,
-                    next.error,
-                    next.finished_at,
-                    next.id,
-                    to_i64(expected_version),
-                    approved_input,
-                ],
-            )
-            .map_err(|e| backend(op, &e))?;
+        let changed = update_row(
+            &tx,
+            expected_version,
+            next,
+            result.as_deref(),
+            approved_input.as_deref(),
+        )
+        .map_err(|e| backend(op, &e))?;
         let outcome = if changed == 1 {
             Cas::Applied
         } else {
@@ -1054,4 +1035,109 @@ impl ApprovalStore for SqliteStore {
         tx.commit().map_err(|e| backend(op, &e))?;
         Ok(outcome)
     }
+    fn claim_next(
+        &self,
+        tools: &[String],
+        claim: &mut dyn FnMut(&PendingAction) -> Option<PendingAction>,
+    ) -> Result<Option<PendingAction>, StoreError> {
+        // One write transaction: claimers queue on the file lock, so no
+        // two see the same approved row, and nobody loses a race.
+        let op = "claiming an approved action";
+        self.writable(op)?;
+        let tools = json_text(&tools, "")?;
+        let mut passed: Vec<String> = Vec::new();
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| backend(op, &e))?;
+        let claimed = loop {
+            let skip = json_text(&passed, "")?;
+            let candidate = tx
+                .query_row(
+                    &format!(
+                        "SELECT {COLUMNS} FROM pending_actions WHERE state = 'approved' \
+                         AND tool_name IN (SELECT value FROM json_each(?1)) \
+                         AND id NOT IN (SELECT value FROM json_each(?2)) \
+                         ORDER BY created_at, id LIMIT 1"
+                    ),
+                    [&tools, &skip],
+                    read_row,
+                )
+                .optional()
+                .map_err(|e| backend(op, &e))?;
+            let row = match candidate {
+                None => break None,
+                Some(Err(StoreError::CorruptRow { id, .. })) => {
+                    passed.push(id);
+                    continue;
+                }
+                Some(Err(e)) => return Err(e),
+                Some(Ok(row)) => row,
+            };
+            let Some(next) = claim(&row) else {
+                passed.push(row.id);
+                continue;
+            };
+            let result = next
+                .result
+                .as_ref()
+                .map(|r| json_text(r, &next.id))
+                .transpose()?;
+            let approved_input = next
+                .approved_input
+                .as_ref()
+                .map(|r| json_text(r, &next.id))
+                .transpose()?;
+            let changed = update_row(
+                &tx,
+                row.version,
+                &next,
+                result.as_deref(),
+                approved_input.as_deref(),
+            )
+            .map_err(|e| backend(op, &e))?;
+            if changed == 1 {
+                break Some(next);
+            }
+            passed.push(row.id);
+        };
+        tx.commit().map_err(|e| backend(op, &e))?;
+        Ok(claimed)
+    }
+}
+
+/// The compare-and-set write: `next` over the row `next.id` if its version
+/// is still `expected`; the number of rows changed (0 or 1).
+fn update_row(
+    conn: &Connection,
+    expected: u64,
+    next: &PendingAction,
+    result: Option<&str>,
+    approved_input: Option<&str>,
+) -> rusqlite::Result<usize> {
+    conn.execute(
+        "UPDATE pending_actions SET state = ?1, version = ?2, state_by = ?3, state_at = ?4, \
+         decided_by = ?5, decided_at = ?6, reason = ?7, approved_sha256 = ?8, \
+         claimed_by = ?9, claimed_at = ?10, lease_until = ?11, result = ?12, error = ?13, \
+         finished_at = ?14, approved_input = ?17 WHERE id = ?15 AND version = ?16",
+        rusqlite::params![
+            next.state.as_str(),
+            to_i64(next.version),
+            next.state_by,
+            next.state_at,
+            next.decided_by,
+            next.decided_at,
+            next.reason,
+            next.approved_sha256,
+            next.claimed_by,
+            next.claimed_at,
+            next.lease_until,
+            result,
+            next.error,
+            next.finished_at,
+            next.id,
+            to_i64(expected),
+            approved_input,
+        ],
+    )
 }

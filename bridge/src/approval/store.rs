@@ -22,7 +22,14 @@
 //! refuses the two writes with [`StoreError::ReadOnly`], as
 //! [`SqliteStore::open_read_only`](super::SqliteStore::open_read_only) does.
 
+use std::sync::Arc;
+
 use super::{PendingAction, State};
+
+/// What a store calls when an action may have become ready to execute
+/// (see [`ApprovalStore::watch_approved`]). It must return quickly: wake a
+/// task, notify a condition variable.
+pub type Wake = Arc<dyn Fn() + Send + Sync>;
 
 /// Why the storage backend failed.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +93,15 @@ pub enum StoreError {
         /// The row's id.
         id: String,
         /// What is wrong with it.
+        detail: String,
+    },
+    /// The queue's location (a file path, `sqlite:PATH` or a
+    /// `postgres://` URL) is unusable, or names a store this build lacks.
+    #[error("approval queue `{location}`: {detail}")]
+    Location {
+        /// The location, credentials redacted.
+        location: String,
+        /// What is wrong, and how to fix it.
         detail: String,
     },
     /// Any other backend failure.
@@ -171,4 +187,46 @@ pub trait ApprovalStore: Send + Sync {
         expected_version: u64,
         next: &PendingAction,
     ) -> Result<Cas, StoreError>;
+
+    /// Claims the oldest readable `approved` row of one of `tools`:
+    /// `claim` gets each candidate and returns the row to write in its
+    /// place (or `None` to pass it over), and the first one written is
+    /// returned. A row another executor is claiming at the same moment is
+    /// skipped, not waited for, and never handed to two callers.
+    ///
+    /// The default lists the approved rows and compare-and-sets them one
+    /// by one (losers move on to the next row); stores override it with
+    /// one locked transaction (SQLite's write lock, PostgreSQL's
+    /// `FOR UPDATE SKIP LOCKED`).
+    fn claim_next(
+        &self,
+        tools: &[String],
+        claim: &mut dyn FnMut(&PendingAction) -> Option<PendingAction>,
+    ) -> Result<Option<PendingAction>, StoreError> {
+        let approved = self.list(&ListFilter {
+            state: Some(State::Approved),
+            ..ListFilter::default()
+        })?;
+        for row in approved.into_iter().flatten() {
+            if !tools.contains(&row.tool_name) {
+                continue;
+            }
+            let Some(next) = claim(&row) else { continue };
+            if let Cas::Applied = self.compare_and_set(row.version, &next)? {
+                return Ok(Some(next));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Asks the store to call `wake` whenever an action is approved, by
+    /// this process or any other (PostgreSQL's `LISTEN`/`NOTIFY`); returns
+    /// whether it will. A store that cannot (the default, SQLite, memory)
+    /// returns `false`, and executors poll. A wake-up is a hint: the
+    /// executor still claims through the store, so a spurious or missed
+    /// one costs latency, never correctness.
+    fn watch_approved(&self, wake: Wake) -> Result<bool, StoreError> {
+        let _ = wake;
+        Ok(false)
+    }
 }

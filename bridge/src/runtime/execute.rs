@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use super::{ActionTool, CallContext, ToolRegistry};
 use crate::approval::{
-    ApprovalError, ListFilter, Outcome, PendingAction, State, StoreError, check_integrity,
+    ApprovalError, Claim, ListFilter, Outcome, PendingAction, State, StoreError, check_integrity,
 };
 
 /// How [`ToolRegistry::execute_approved`] claims work.
@@ -61,7 +61,8 @@ pub struct ExecutionReport {
     pub executed: Vec<String>,
     /// Dispatched (or refused) by this pass and failed.
     pub failed: Vec<String>,
-    /// Approved actions another executor claimed first.
+    /// Claimed actions whose lease ran out during the dispatch (another
+    /// pass made them `in_doubt` before the outcome was recorded).
     pub lost_races: usize,
     /// Approved actions whose tool this registry does not have.
     pub skipped: Vec<String>,
@@ -80,11 +81,7 @@ impl ToolRegistry {
         &self,
         options: &ExecuteOptions,
     ) -> Result<ExecutionReport, ApprovalError> {
-        let queue = self
-            .services
-            .approvals
-            .as_ref()
-            .ok_or(ApprovalError::NoQueue)?;
+        let queue = self.queue()?;
         let mut report = ExecutionReport {
             in_doubt: queue
                 .sweep_expired_leases()?
@@ -93,32 +90,54 @@ impl ToolRegistry {
                 .collect(),
             ..ExecutionReport::default()
         };
-        let approved = queue.list(&ListFilter {
+        // Claim one approved action at a time (the store skips, rather
+        // than waits for, rows other executors are claiming), so executors
+        // sharing the queue split the work instead of racing for each row.
+        let tools = self.action_names();
+        let mut claimed = 0;
+        while options.limit.is_none_or(|limit| claimed < limit) {
+            let claim = match queue.claim_next(&tools, &options.executor, options.lease) {
+                Ok(Some(claim)) => claim,
+                Ok(None) => break,
+                Err(e) => {
+                    report.errors.push((String::new(), e.to_string()));
+                    break;
+                }
+            };
+            claimed += 1;
+            let id = claim.action.id.clone();
+            let Some(tool) = self.action(&claim.action.tool_name) else {
+                // Not reached: only rows of registered tools are claimed.
+                report
+                    .errors
+                    .push((id, "claimed a tool that is not registered".into()));
+                continue;
+            };
+            match self.run_claim(claim, tool).await {
+                Ok(done) if done.state == State::Executed => report.executed.push(done.id),
+                Ok(done) => report.failed.push(done.id),
+                Err(ApprovalError::AlreadyDecided { .. }) => report.lost_races += 1,
+                Err(e) => report.errors.push((id, e.to_string())),
+            }
+        }
+        // What stays approved: rows of tools this registry does not have,
+        // and rows that cannot be read (which cannot be executed: reported,
+        // and the others go on).
+        let left = queue.list(&ListFilter {
             state: Some(State::Approved),
             limit: options.limit,
             ..ListFilter::default()
         })?;
-        // A row that cannot be read cannot be executed: reported, and the
-        // others go on.
-        for unreadable in approved.unreadable {
+        for unreadable in left.unreadable {
             let id = match &unreadable {
                 StoreError::CorruptRow { id, .. } => id.clone(),
                 _ => String::new(),
             };
             report.errors.push((id, unreadable.to_string()));
         }
-        for row in approved.rows {
+        for row in left.rows {
             if self.action(&row.tool_name).is_none() {
                 report.skipped.push(row.id);
-                continue;
-            }
-            match self.execute_pending(&row.id, options).await {
-                Ok(done) if done.state == State::Executed => report.executed.push(done.id),
-                Ok(done) => report.failed.push(done.id),
-                Err(ApprovalError::AlreadyDecided { .. } | ApprovalError::NotApproved { .. }) => {
-                    report.lost_races += 1;
-                }
-                Err(e) => report.errors.push((row.id, e.to_string())),
             }
         }
         Ok(report)
@@ -134,11 +153,7 @@ impl ToolRegistry {
         id: &str,
         options: &ExecuteOptions,
     ) -> Result<PendingAction, ApprovalError> {
-        let queue = self
-            .services
-            .approvals
-            .as_ref()
-            .ok_or(ApprovalError::NoQueue)?;
+        let queue = self.queue()?;
         let row = queue.get(id)?;
         let Some(tool) = self.action(&row.tool_name) else {
             return Err(match row.state {
@@ -158,6 +173,25 @@ impl ToolRegistry {
             });
         };
         let claim = queue.claim(id, &options.executor, options.lease)?;
+        self.run_claim(claim, tool).await
+    }
+
+    /// The approval queue, or [`ApprovalError::NoQueue`].
+    fn queue(&self) -> Result<&crate::approval::ApprovalQueue, ApprovalError> {
+        self.services
+            .approvals
+            .as_deref()
+            .ok_or(ApprovalError::NoQueue)
+    }
+
+    /// Dispatches a claimed action through `tool` (or refuses it) and
+    /// records the outcome.
+    async fn run_claim(
+        &self,
+        claim: Claim,
+        tool: &ActionTool,
+    ) -> Result<PendingAction, ApprovalError> {
+        let queue = self.queue()?;
         let row = &claim.action;
         let outcome = match self.refusal(row, tool) {
             Some(why) => Outcome::Failed {
@@ -215,11 +249,7 @@ impl ToolRegistry {
         input_sha256: &str,
         mut edited: Map<String, Value>,
     ) -> Result<PendingAction, ApprovalError> {
-        let queue = self
-            .services
-            .approvals
-            .as_ref()
-            .ok_or(ApprovalError::NoQueue)?;
+        let queue = self.queue()?;
         let row = queue.get(id)?;
         if row.state != State::Pending {
             return Err(ApprovalError::AlreadyDecided {

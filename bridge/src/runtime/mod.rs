@@ -383,6 +383,15 @@ impl ToolRegistry {
         self.action(name).map(|a| a.executable_sha256.as_str())
     }
 
+    /// The names of the registered action tools, in registration order.
+    pub(crate) fn action_names(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| matches!(e.kind, Kind::Action(_)))
+            .map(|e| e.definition.name.clone())
+            .collect()
+    }
+
     pub(crate) fn action(&self, name: &str) -> Option<&Arc<ActionTool>> {
         match &self.entry(name)?.kind {
             Kind::Action(a) => Some(a),

@@ -45,6 +45,9 @@ pub(crate) struct FakeHost {
     pub(crate) answer: Mutex<Option<Result<Value, HostError>>>,
     /// Block forever after writing the ledger line (crash tests).
     pub(crate) hang_after_ledger: bool,
+    /// Called inside every dispatch, after the ledger line (fault
+    /// injection: a connection cut between claim and outcome).
+    pub(crate) on_dispatch: Option<Box<dyn Fn() + Send + Sync>>,
 }
 
 impl FakeHost {
@@ -107,6 +110,9 @@ impl FakeHost {
             f.write_all(format!("{}\n", key.unwrap_or("-")).as_bytes())
                 .unwrap();
             f.sync_all().unwrap();
+            if let Some(hook) = &self.on_dispatch {
+                hook();
+            }
             if self.hang_after_ledger {
                 loop {
                     std::thread::sleep(std::time::Duration::from_secs(60));

@@ -9,7 +9,9 @@
 //! objectstack-ai approvals --db FILE resolve ID --as executed|failed --by WHO [--note TEXT]
 //! ```
 //!
-//! The queue is the SQLite file the host process writes. Approving records
+//! The queue is the SQLite file the host process writes, or the
+//! PostgreSQL database (`--db postgres://...`) several hosts share.
+//! Approving records
 //! the decision, bound to the input's SHA-256 (the one `show` prints, or
 //! the one given with `--input-sha256`); the host that owns the
 //! dispatchers executes approved actions. `expire` also turns claims whose
@@ -39,13 +41,12 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, EXPIRY_DECIDER, ListFilter, PendingAction, Resolution,
-    SqliteStore, State, StoreError, format_timestamp,
+    ApprovalError, ApprovalQueue, EXPIRY_DECIDER, ListFilter, OpenMode, PendingAction,
+    QueueLocation, Resolution, State, StoreError, format_timestamp,
 };
 use serde_json::{Value, json};
 
@@ -55,8 +56,9 @@ use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 /// Arguments of `objectstack-ai approvals`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The approval queue file (SQLite) the host writes.
-    #[arg(long, value_name = "FILE")]
+    /// The approval queue the host writes: an SQLite file (or sqlite:PATH),
+    /// or a postgres:// URL (put the password in PGPASSWORD, not the URL).
+    #[arg(long, value_name = "FILE|URL")]
     db: PathBuf,
     /// Output format. With `json`, errors are JSON on stdout too.
     #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
@@ -278,15 +280,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // Listing and showing only read; deciding writes (and upgrades an older
     // schema first).
     let reads_only = matches!(args.command, Sub::List { .. } | Sub::Show { .. });
-    let opened = if reads_only {
-        SqliteStore::open_read_only(&args.db)
+    let mode = if reads_only {
+        OpenMode::ReadOnly
     } else {
-        SqliteStore::open_existing(&args.db)
+        OpenMode::Existing
     };
+    let opened = QueueLocation::parse(args.db.as_os_str())
+        .and_then(|location| location.open(mode).map(|store| (location, store)));
     let store = match opened {
-        Ok(store) => store,
+        Ok((_, store)) => store,
         Err(e) => {
-            let message = format!("cannot open the approval queue {}: {e}", args.db.display());
+            let message = match QueueLocation::parse(args.db.as_os_str()) {
+                Ok(location) => format!("cannot open the approval queue {location}: {e}"),
+                Err(_) => format!("cannot open the approval queue: {e}"),
+            };
             if json {
                 // As documented: in JSON mode errors are JSON too.
                 write_stdout(&pretty(
@@ -298,7 +305,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             return Ok(EXIT_UNUSABLE);
         }
     };
-    let queue = ApprovalQueue::new(Arc::new(store));
+    let queue = ApprovalQueue::new(store);
     // Set when a listing met rows it cannot read: the others are printed,
     // and the exit code says the queue needs attention.
     let mut unreadable = 0usize;
@@ -486,6 +493,7 @@ fn store_error_json(e: &StoreError) -> (&'static str, Value) {
         StoreError::NeedsWriter { path, .. } => ("needs_writer", json!({"path": path})),
         StoreError::Busy { .. } => ("busy", json!({})),
         StoreError::CorruptRow { id, .. } => ("corrupt_row", json!({"id": id})),
+        StoreError::Location { location, .. } => ("location", json!({"location": location})),
         StoreError::Backend { .. } => ("store_failed", json!({})),
     }
 }

@@ -37,10 +37,12 @@ pub(crate) struct Args {
     /// Where the HTTP transport listens.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
     listen: SocketAddr,
-    /// The approval queue (SQLite).
+    /// The approval queue: an SQLite file (or sqlite:PATH), or a
+    /// postgres:// URL that several gateways share (put the password in
+    /// PGPASSWORD, not the URL).
     #[arg(
         long,
-        value_name = "FILE",
+        value_name = "FILE|URL",
         default_value = "objectstack-approvals.sqlite"
     )]
     approvals: PathBuf,
