@@ -238,6 +238,94 @@ fn action() -> impl Strategy<Value = Value> {
         )
 }
 
+/// A property schema a record may give: some narrow the action's, some
+/// widen it.
+fn record_property() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!({})),
+        Just(json!({"type": "string"})),
+        Just(json!({"type": "number"})),
+        Just(json!({"type": "integer"})),
+        Just(json!({"type": "boolean"})),
+        Just(json!({"enum": ["a", "b"]})),
+        Just(json!({"enum": ["x"]})),
+        Just(json!({"const": "a"})),
+        Just(json!({"type": "array", "items": {"enum": ["a"]}})),
+        junk(),
+    ]
+}
+
+fn record_parameters() -> impl Strategy<Value = Value> {
+    (
+        prop::collection::btree_map(
+            prop::sample::select(vec!["p1", "p2", "f1", "recordId", "zz"]),
+            record_property(),
+            0..4,
+        ),
+        prop::collection::vec(prop::sample::select(vec!["p1", "p2", "f1", "recordId"]), 0..3),
+        opt(prop_oneof![Just(json!(false)), Just(json!(true))]),
+    )
+        .prop_map(|(properties, required, additional)| {
+            let properties: Map<String, Value> = properties
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
+            object_of(vec![
+                ("type", Some(json!("object"))),
+                ("properties", Some(Value::Object(properties))),
+                ("required", Some(json!(required))),
+                ("additionalProperties", additional),
+            ])
+        })
+}
+
+/// A tool record: bound to an action or a flow (or not, or badly), under
+/// names that may be reserved.
+fn record() -> impl Strategy<Value = Value> {
+    (
+        opt(prop::sample::select(vec!["r1", "r2", "r3", "query_records", "action_a", "R x"])
+            .prop_map(Value::from)),
+        prop_oneof![
+            6 => (
+                prop::sample::select(vec!["action", "flow"]),
+                prop::sample::select(vec!["a", "b", "c", "fl", "nothing"]),
+            )
+                .prop_map(|(t, n)| Some(json!({"type": t, "name": n}))),
+            1 => Just(None),
+            1 => junk().prop_map(Some),
+        ],
+        opt(prop_oneof![4 => record_parameters(), 1 => junk()]),
+        opt(prop_oneof![any::<bool>().prop_map(Value::from), junk()]),
+        prop_oneof![Just(json!(DESC)), Just(json!("Short."))],
+    )
+        .prop_map(|(name, binding, parameters, confirm, description)| {
+            object_of(vec![
+                ("name", name),
+                ("label", Some(json!("Record"))),
+                ("description", Some(description)),
+                ("binding", binding),
+                ("parameters", parameters),
+                ("requiresConfirmation", confirm),
+            ])
+        })
+}
+
+/// A stack with tool records (and a flow) besides its actions.
+fn refined_stack() -> impl Strategy<Value = Map<String, Value>> {
+    (
+        stack(),
+        prop::collection::vec(record(), 0..5),
+        any::<bool>(),
+    )
+        .prop_map(|(mut stack, tools, flow)| {
+            stack.insert("tools".into(), Value::Array(tools));
+            if flow {
+                stack.insert("flows".into(), json!([{"name": "fl"}]));
+            }
+            stack
+        })
+}
+
 fn stack() -> impl Strategy<Value = Map<String, Value>> {
     let object = (
         prop::collection::btree_map(prop::sample::select(vec!["f1", "f2", "f3"]), field(), 0..3),
@@ -355,6 +443,35 @@ proptest! {
         let registered: BTreeSet<String> = m.definitions().map(|d| d.name.clone()).collect();
         prop_assert_eq!(registered.len(), m.registered.len(), "a name registered twice");
         prop_assert_eq!(registered, universe(&stack));
+    }
+
+    /// Phase 2: with everything wired, the registered names are exactly
+    /// what the lint's universe treats as materialised, refined names
+    /// included and superseded raw names excluded; a superseded raw name is
+    /// never registered.
+    #[test]
+    fn refined_names_are_the_lint_universe(stack in refined_stack()) {
+        let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+        let registered: BTreeSet<String> = m.definitions().map(|d| d.name.clone()).collect();
+        prop_assert_eq!(registered.len(), m.registered.len(), "a name registered twice");
+        let arena = objectstack_spec::json::Arena::new();
+        let document = objectstack_spec::json::Map::from_serde(&stack, &arena);
+        let lint: BTreeSet<String> = objectstack_lint::materialised_names(&[document]).into_iter().collect();
+        prop_assert_eq!(&registered, &lint);
+        for r in &m.registered {
+            if let Some(refines) = &r.refines {
+                if let Some(raw) = &refines.supersedes {
+                    prop_assert!(!registered.contains(raw), "{} registered beside {}", raw, r.definition.name);
+                }
+                let schema = Value::Object(r.definition.parameters.clone());
+                prop_assert!(check_schema(&schema).is_ok(), "{:?}", check_schema(&schema));
+            }
+        }
+        // The borrowed walk agrees with the owned one.
+        let text = serde_json::to_string(&stack).unwrap();
+        let parsed = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
+        let borrowed = materialise_document(parsed, &arena, Some(&Wiring::ALL), &|_| false);
+        prop_assert_eq!(&borrowed, &m);
     }
 
     #[test]

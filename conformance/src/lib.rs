@@ -185,6 +185,11 @@ fn family_json(family: &FamilyReport) -> Value {
                 UnexpectedReason::NeedsApproval(because) => format!(
                     "needs confirmation (`{because}`) but the approval queue is not wired"
                 ),
+                UnexpectedReason::Superseded(by) => format!(
+                    "superseded by the refined tool(s) {}",
+                    by.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", ")
+                ),
+                UnexpectedReason::RecordSkipped { reason, .. } => reason.clone(),
             };
             json!({"name": tool.name, "code": tool.reason.code(), "path": tool.path, "message": message})
         })

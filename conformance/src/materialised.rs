@@ -15,6 +15,13 @@
 //! only when the approval queue is wired ([`Approval::Wired`]); otherwise
 //! the runtime must skip it, and the report lists it as held for approval.
 //!
+//! Bound tool records (ADR-0109 Phase 2) refine the family: when a record
+//! binds action `x`, `action_x` is superseded and must not be registered,
+//! and each record the predicate says refines its executable
+//! ([`objectstack_spec::materialise::refine::judge_all`]) must be registered
+//! under the record's name. Registered names outside `action_*` are checked
+//! only when a bound record has that name.
+//!
 //! The check assumes the runtime is otherwise fully wired (an automation
 //! service for flows, an HTTP client or base URL for `api` actions).
 
@@ -23,6 +30,7 @@ use std::fmt;
 
 use objectstack_registry as registry;
 use objectstack_spec::collection::records_of;
+use objectstack_spec::materialise::refine::{self, ActionAt, Binding, Reserved, Superseded};
 use objectstack_spec::materialise::{
     ConfirmationReason, StaticSkip, needs_confirmation, static_skip,
 };
@@ -62,6 +70,17 @@ pub enum UnexpectedReason {
     /// The action materialises but needs confirmation, and the approval
     /// queue is not wired.
     NeedsApproval(ConfirmationReason),
+    /// A tool record binds the action, so its refinements register
+    /// instead (the records' names).
+    Superseded(Vec<String>),
+    /// A bound tool record of that name does not refine its executable:
+    /// the predicate's code and reason.
+    RecordSkipped {
+        /// The code (`binding_widens`, `binding_not_exposed`, ...).
+        code: &'static str,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl UnexpectedReason {
@@ -72,6 +91,8 @@ impl UnexpectedReason {
             UnexpectedReason::NoSuchAction => "no_such_action",
             UnexpectedReason::DoesNotMaterialise(skip) => skip.code(),
             UnexpectedReason::NeedsApproval(_) => "needs_approval",
+            UnexpectedReason::Superseded(_) => "superseded",
+            UnexpectedReason::RecordSkipped { code, .. } => code,
         }
     }
 }
@@ -155,7 +176,15 @@ impl FamilyReport {
                     "stop registering `{name}`: action `{action}` ({at}) does not materialise, and the runtime must decide with the same predicate as the lint (objectstack_spec::materialise::static_skip); the action's fault: {skip}"
                 ),
                 UnexpectedReason::NeedsApproval(because) => format!(
-                    "stop registering `{name}` while the approval queue is not wired: action `{action}` ({at}) needs confirmation (`{because}`) and would run unattended; or wire the queue and check with approval"
+                    "stop registering `{name}` while the approval queue is not wired: `{name}` ({at}) needs confirmation (`{because}`) and would run unattended; or wire the queue and check with approval"
+                ),
+                UnexpectedReason::Superseded(by) => format!(
+                    "stop registering `{name}`: a tool record binds action `{action}`, so the refined {} `{}` register instead (objectstack_spec::materialise::refine::Superseded)",
+                    plural(by.len(), "tool", "tools"),
+                    by.join("`, `")
+                ),
+                UnexpectedReason::RecordSkipped { code, reason } => format!(
+                    "stop registering `{name}`: the tool record ({at}) does not refine its executable [{code}]: {reason}"
                 ),
             });
         }
@@ -214,6 +243,19 @@ impl FamilyReport {
                         line_safe(path),
                         line_safe(&because.to_string())
                     )?,
+                    (UnexpectedReason::Superseded(by), Some(path)) => writeln!(
+                        f,
+                        "    ! {name} ({}): superseded by the refined {} `{}`",
+                        line_safe(path),
+                        plural(by.len(), "tool", "tools"),
+                        line_safe(&by.join("`, `"))
+                    )?,
+                    (UnexpectedReason::RecordSkipped { code, reason }, Some(path)) => writeln!(
+                        f,
+                        "    ! {name} ({}): the record does not refine its executable [{code}]: {}",
+                        line_safe(path),
+                        line_safe(reason)
+                    )?,
                 }
             }
         }
@@ -268,7 +310,7 @@ pub fn check_materialised(
     let registered: BTreeSet<&str> = registered
         .iter()
         .copied()
-        .filter(|name| name.starts_with(registry::ACTION_PREFIX))
+        .filter(|name| name.starts_with(registry::ACTION_PREFIX) || statuses.contains_key(*name))
         .collect();
     let mut report = FamilyReport {
         approval,
@@ -296,6 +338,18 @@ pub fn check_materialised(
                 path,
                 UnexpectedReason::DoesNotMaterialise(skip.clone()),
             )),
+            Some(Status::Superseded { path, by }) => report
+                .unexpected
+                .push(unexpected(path, UnexpectedReason::Superseded(by.clone()))),
+            Some(Status::RecordSkipped { path, code, reason }) => {
+                report.unexpected.push(unexpected(
+                    path,
+                    UnexpectedReason::RecordSkipped {
+                        code,
+                        reason: reason.clone(),
+                    },
+                ))
+            }
             None => report.unexpected.push(UnexpectedTool {
                 name: (*name).to_owned(),
                 path: None,
@@ -317,7 +371,7 @@ pub fn check_materialised(
                 path: path.clone(),
                 because: *because,
             }),
-            Status::Skipped { .. } => {}
+            Status::Skipped { .. } | Status::Superseded { .. } | Status::RecordSkipped { .. } => {}
         }
     }
     report
@@ -336,6 +390,14 @@ enum Status {
     },
     /// An action exists but does not materialise.
     Skipped { path: String, skip: StaticSkip },
+    /// A tool record binds the action: the raw tool must not register.
+    Superseded { path: String, by: Vec<String> },
+    /// A bound tool record that does not refine its executable.
+    RecordSkipped {
+        path: String,
+        code: &'static str,
+        reason: String,
+    },
 }
 
 impl Status {
@@ -343,7 +405,7 @@ impl Status {
         match self {
             Status::Expected { .. } => 2,
             Status::Held { .. } => 1,
-            Status::Skipped { .. } => 0,
+            Status::Skipped { .. } | Status::Superseded { .. } | Status::RecordSkipped { .. } => 0,
         }
     }
 }
@@ -358,12 +420,26 @@ fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<S
     let stack = objectstack_spec::json::Map::from_serde(stack, &arena);
     let mut statuses = BTreeMap::new();
     let root = JsonPath::root();
+    let tools = records_of(stack, "tools", &arena);
+    let superseded = Superseded::of(tools.iter().map(|t| t.fields));
     let mut visit = |actions: Vec<objectstack_spec::collection::Record<'_>>, base: JsonPath| {
         for action in actions {
             let Some(name) = action.name().filter(|n| !n.is_empty()) else {
                 continue;
             };
             let path = base.index(action.index()).to_string();
+            if superseded.contains(name) && static_skip(action.fields).is_none() {
+                let by = superseded
+                    .refined_by(name)
+                    .iter()
+                    .map(|b| (*b).to_owned())
+                    .collect();
+                statuses.insert(
+                    registry::action_tool_name(name),
+                    Status::Superseded { path, by },
+                );
+                continue;
+            }
             let status = match static_skip(action.fields) {
                 Some(skip) => Status::Skipped { path, skip },
                 None => match (needs_confirmation(action.fields), approval) {
@@ -381,11 +457,79 @@ fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<S
         }
     };
     visit(records_of(stack, "actions", &arena), root.key("actions"));
-    for object in records_of(stack, "objects", &arena) {
+    let objects = records_of(stack, "objects", &arena);
+    for object in &objects {
         let base = root.key("objects").index(object.index()).key("actions");
         visit(records_of(object.fields, "actions", &arena), base);
     }
+    refinement_statuses(stack, &arena, &tools, &objects, approval, &mut statuses);
     statuses
+}
+
+/// The status of each bound tool record's name (the first record of a
+/// name decides it).
+fn refinement_statuses<'a>(
+    stack: &'a objectstack_spec::json::Map<'a>,
+    arena: &'a objectstack_spec::json::Arena,
+    tools: &[objectstack_spec::collection::Record<'a>],
+    objects: &[objectstack_spec::collection::Record<'a>],
+    approval: Approval,
+    statuses: &mut BTreeMap<String, Status>,
+) {
+    let judged = refine::judge_stacks(
+        &[stack],
+        arena,
+        Reserved {
+            platform: &registry::owner,
+            family_prefixes: registry::FAMILY_PREFIXES,
+        },
+    );
+    let actions: Vec<ActionAt<'a>> = records_of(stack, "actions", arena)
+        .into_iter()
+        .chain(
+            objects
+                .iter()
+                .flat_map(|o| records_of(o.fields, "actions", arena)),
+        )
+        .map(|a| ActionAt {
+            action: a.fields,
+            owner: None,
+        })
+        .collect();
+    for (record, outcome) in tools.iter().zip(judged) {
+        let Some(name) = record.name().filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        if statuses.contains_key(name) {
+            continue;
+        }
+        let path = JsonPath::root().key("tools").index(record.index()).to_string();
+        let status = match outcome {
+            Ok(None) => continue,
+            Ok(Some(r)) => {
+                let gate = (r.requires_confirmation == Some(true))
+                    .then_some(ConfirmationReason::AiRequiresConfirmation);
+                let because = match r.binding {
+                    Binding::Action(a) => actions
+                        .iter()
+                        .find(|at| at.action.get("name").and_then(|n| n.as_str()) == Some(a))
+                        .and_then(|at| needs_confirmation(at.action))
+                        .or(gate),
+                    Binding::Flow(_) => gate,
+                };
+                match (because, approval) {
+                    (Some(because), Approval::NotWired) => Status::Held { path, because },
+                    _ => Status::Expected { path },
+                }
+            }
+            Err(skip) => Status::RecordSkipped {
+                path,
+                code: skip.code(),
+                reason: skip.reason(refine::binding(record.fields).and_then(Result::ok)),
+            },
+        };
+        statuses.insert(name.to_owned(), status);
+    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,9 @@ use std::fmt;
 
 use crate::json::{Map, Value};
 
+pub mod refine;
+pub mod surface;
+
 use crate::json::{kind as json_kind, truthy as is_truthy};
 
 /// The tool categories an `ai.category` may name.

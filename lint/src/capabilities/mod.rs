@@ -159,6 +159,7 @@ use std::ops::Range;
 
 use objectstack_spec::collection::{Record, records, records_of};
 use objectstack_spec::json::{Arena, Map, Value};
+use objectstack_spec::materialise::refine::{self, Binding, RecordSkip};
 use objectstack_spec::materialise::{self, ConfirmationReason, StaticSkip};
 use objectstack_spec::path::JsonPath;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -463,6 +464,15 @@ pub enum ToolStatus {
     /// A tool record whose binding does not reach an executable; the
     /// string says why.
     BindingUnresolved(String),
+    /// A bound tool record the refinement predicate skips
+    /// ([`objectstack_spec::materialise::refine::judge`]): not registered.
+    NotRegistered {
+        /// The predicate's code (`binding_widens`, `binding_not_exposed`,
+        /// `shadows_platform`, ...).
+        code: &'static str,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl ToolStatus {
@@ -472,6 +482,7 @@ impl ToolStatus {
             ToolStatus::Ready => "ready",
             ToolStatus::Inert => "inert",
             ToolStatus::BindingUnresolved(_) => "binding_unresolved",
+            ToolStatus::NotRegistered { code, .. } => code,
         }
     }
 
@@ -484,6 +495,7 @@ impl ToolStatus {
                  flow, or name the action's `action_<name>` tool instead",
             ),
             ToolStatus::BindingUnresolved(why) => Some(why),
+            ToolStatus::NotRegistered { reason, .. } => Some(reason),
         }
     }
 }
@@ -554,6 +566,9 @@ pub enum DeadKind {
     ActionNotMaterialised,
     /// A wildcard that matches no tool.
     WildcardEmpty,
+    /// `action_x` where a tool record binds action `x`: the refinement is
+    /// registered instead (ADR-0109 Phase 2).
+    ToolSuperseded,
 }
 
 impl DeadKind {
@@ -566,6 +581,7 @@ impl DeadKind {
             DeadKind::ToolUnresolved => "tool_unresolved",
             DeadKind::ActionNotMaterialised => "action_not_materialised",
             DeadKind::WildcardEmpty => "wildcard_empty",
+            DeadKind::ToolSuperseded => "tool_superseded",
         }
     }
 }
@@ -1471,6 +1487,9 @@ struct Builder<'a> {
     wildcards: Vec<Wildcard<'a>>,
     wildcard_by_pattern: FastMap<&'a str, usize>,
     dead: Vec<DeadReference<'a>>,
+    /// The actions tool records bind: their `action_<name>` tools are not
+    /// registered (ADR-0109 Phase 2), so they are not tools here.
+    superseded: refine::Superseded<'a>,
 }
 
 /// The tool names during the build: hashed, sorted, and the suggestions
@@ -1501,6 +1520,7 @@ impl<'a> Builder<'a> {
             wildcards: Vec::new(),
             wildcard_by_pattern: FastMap::default(),
             dead: Vec::new(),
+            superseded: refine::Superseded::default(),
         }
     }
 
@@ -1516,6 +1536,8 @@ impl<'a> Builder<'a> {
     }
 
     fn build(mut self) -> Capabilities<'a> {
+        let records: Vec<Record<'a>> = self.collection("tools").into_iter().map(|(_, r)| r).collect();
+        self.superseded = refine::Superseded::of(records.iter().map(|r| r.fields));
         self.read_actions();
         // Vectors grown by doubling keep up to half their room unused; the
         // large ones are trimmed once they are complete.
@@ -1653,7 +1675,16 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        for (file, record) in self.collection("tools") {
+        let roots: Vec<&'a Map<'a>> = self.inputs.iter().map(|&(_, root)| root).collect();
+        let judged = refine::judge_stacks(
+            &roots,
+            self.arena,
+            refine::Reserved {
+                platform: &objectstack_registry::owner,
+                family_prefixes: objectstack_registry::FAMILY_PREFIXES,
+            },
+        );
+        for ((file, record), judgement) in self.collection("tools").into_iter().zip(judged) {
             let Some(name) = record.name() else { continue };
             if !taken.insert(name) {
                 continue;
@@ -1669,11 +1700,12 @@ impl<'a> Builder<'a> {
                 approval: None,
             };
             self.bind(&mut tool, record.get("binding"), flows);
+            self.refine(&mut tool, record.fields, judgement);
             tools.push(tool);
         }
         let mut taken_actions: FastSet<&'a str> = FastSet::default();
         for (i, action) in self.actions.iter().enumerate() {
-            if action.skip.is_some() {
+            if action.skip.is_some() || self.superseded.contains(action.name) {
                 continue;
             }
             let name = objectstack_registry::action_tool_name(action.name);
@@ -1691,6 +1723,37 @@ impl<'a> Builder<'a> {
         }
         tools.shrink_to_fit();
         tools
+    }
+
+    /// Applies the refinement predicate's answer to a record's tool: its
+    /// status (a record the predicate skips is not registered, whatever
+    /// its binding names) and, for a refinement, its approval.
+    fn refine(&self, tool: &mut Tool<'a>, record: &'a Map<'a>, judgement: refine::Judgement<'a>) {
+        match judgement {
+            Ok(None) => {}
+            Ok(Some(r)) => {
+                tool.status = ToolStatus::Ready;
+                let gate = (r.requires_confirmation == Some(true))
+                    .then_some(ConfirmationReason::AiRequiresConfirmation);
+                tool.approval = match r.binding {
+                    Binding::Action(_) => tool.approval.or(gate),
+                    Binding::Flow(_) => gate,
+                };
+            }
+            Err(skip @ (RecordSkip::InvalidBinding(_) | RecordSkip::BindingUnresolved)) => {
+                if tool.status == ToolStatus::Ready {
+                    tool.status = ToolStatus::BindingUnresolved(
+                        skip.reason(refine::binding(record).and_then(Result::ok)),
+                    );
+                }
+            }
+            Err(skip) => {
+                tool.status = ToolStatus::NotRegistered {
+                    code: skip.code(),
+                    reason: skip.reason(refine::binding(record).and_then(Result::ok)),
+                };
+            }
+        }
     }
 
     /// Resolves a tool record's Phase-2 `binding`.
@@ -1833,6 +1896,26 @@ impl<'a> Builder<'a> {
         }
         if let Some(i) = names.get(text) {
             return Target::Tool(i);
+        }
+        if let Some(action) = text
+            .strip_prefix(objectstack_registry::ACTION_PREFIX)
+            .filter(|a| self.superseded.contains(a))
+        {
+            let by = self.superseded.refined_by(action);
+            let named = by
+                .iter()
+                .map(|b| format!("\"{b}\""))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let d = dead(
+                DeadKind::ToolSuperseded,
+                format!(
+                    "a tool record binds action \"{action}\", so its refinement {named} is \
+                     registered instead of \"{text}\"."
+                ),
+                by.first().copied(),
+            );
+            return self.push_dead(d);
         }
         let not_materialised = text
             .strip_prefix(objectstack_registry::ACTION_PREFIX)
