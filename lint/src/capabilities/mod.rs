@@ -2220,7 +2220,9 @@ mod tests {
             "tools": [
                 {"name": "inert_tool"},
                 {"name": "bound", "binding": {"type": "action", "name": "ship"}},
-                {"name": "bound_flow", "binding": {"type": "flow", "name": "nightly"}},
+                {"name": "bound_flow", "binding": {"type": "flow", "name": "nightly"},
+                 "description": "Runs the nightly clean-up of stale carts and old sessions."},
+                {"name": "short_flow", "binding": {"type": "flow", "name": "nightly"}},
                 {"name": "bad_flow", "binding": {"type": "flow", "name": "nope"}},
                 {"name": "bad_kind", "binding": {"type": "job", "name": "ship"}},
                 {"name": "bad_shape", "binding": "ship"}
@@ -2230,6 +2232,12 @@ mod tests {
         assert_eq!(c.tool("bound").unwrap().status, ToolStatus::Ready);
         assert_eq!(c.tool("bound").unwrap().action, Some(0));
         assert_eq!(c.tool("bound_flow").unwrap().status, ToolStatus::Ready);
+        // A flow's record is its opt-in: without a description it is not
+        // registered.
+        assert_eq!(
+            c.tool("short_flow").unwrap().status.code(),
+            "missing_description"
+        );
         for name in ["bad_flow", "bad_kind", "bad_shape"] {
             assert_eq!(
                 c.tool(name).unwrap().status.code(),
