@@ -298,6 +298,18 @@ impl fmt::Display for FamilyReport {
     }
 }
 
+/// The names of the stack's bound tool records (any `binding`): the names
+/// the materialised check judges besides `action_*`.
+pub fn bound_record_names(stack: &Map<String, Value>) -> BTreeSet<String> {
+    let arena = objectstack_spec::json::Arena::new();
+    let stack = objectstack_spec::json::Map::from_serde(stack, &arena);
+    records_of(stack, "tools", &arena)
+        .iter()
+        .filter(|t| refine::binding(t.fields).is_some())
+        .filter_map(|t| t.name().filter(|n| !n.is_empty()).map(str::to_owned))
+        .collect()
+}
+
 /// Checks the registered `action_*` names against the actions of `stack`
 /// (see the module docs). Names outside the family are ignored; a name
 /// registered twice counts once.
