@@ -189,10 +189,14 @@ impl FamilyReport {
             });
         }
         for MissingTool { name, path } in &self.missing {
-            let action = registry::action_name(name).unwrap_or("");
-            fixes.push(format!(
-                "register `{name}` for action `{action}` ({path}): it materialises, so the lint lets skills name it; if the runtime is right to skip it, change the action so the static predicate agrees"
-            ));
+            fixes.push(match registry::action_name(name) {
+                Some(action) => format!(
+                    "register `{name}` for action `{action}` ({path}): it materialises, so the lint lets skills name it; if the runtime is right to skip it, change the action so the static predicate agrees"
+                ),
+                None => format!(
+                    "register `{name}` for the tool record ({path}): it refines its executable (objectstack_spec::materialise::refine::judge), so the lint lets skills name it"
+                ),
+            });
         }
         fixes
     }
@@ -307,6 +311,8 @@ pub fn bound_record_names(stack: &Map<String, Value>) -> BTreeSet<String> {
         .iter()
         .filter(|t| refine::binding(t.fields).is_some())
         .filter_map(|t| t.name().filter(|n| !n.is_empty()).map(str::to_owned))
+        // A platform name stays the package check's.
+        .filter(|n| registry::owner(n).is_none())
         .collect()
 }
 
@@ -475,6 +481,20 @@ fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<S
         visit(records_of(object.fields, "actions", &arena), base);
     }
     refinement_statuses(stack, &arena, &tools, &objects, approval, &mut statuses);
+    // A superseded tool names the records that refine its action, when
+    // any does.
+    let refining: BTreeSet<String> = statuses
+        .iter()
+        .filter(|(_, s)| matches!(s, Status::Expected { .. } | Status::Held { .. }))
+        .map(|(n, _)| n.clone())
+        .collect();
+    for status in statuses.values_mut() {
+        if let Status::Superseded { by, .. } = status
+            && by.iter().any(|b| refining.contains(b))
+        {
+            by.retain(|b| refining.contains(b));
+        }
+    }
     statuses
 }
 
@@ -512,7 +532,8 @@ fn refinement_statuses<'a>(
         let Some(name) = record.name().filter(|n| !n.is_empty()) else {
             continue;
         };
-        if statuses.contains_key(name) {
+        // A platform name stays the package check's.
+        if statuses.contains_key(name) || registry::owner(name).is_some() {
             continue;
         }
         let path = JsonPath::root().key("tools").index(record.index()).to_string();

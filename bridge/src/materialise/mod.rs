@@ -962,10 +962,12 @@ impl<'a> Walk<'_, 'a> {
                 )
             } else {
                 format!(
-                    "`{tool_name}` is superseded by the refined {} {}: a tool record binds action \
-                     `{name}`, so skills name the refinement instead",
-                    if by.len() == 1 { "tool" } else { "tools" },
-                    by.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", ")
+                    "`{tool_name}` is superseded: the tool {} {} {} action `{name}`, so the \
+                     refinements among them register instead (a record that is itself skipped \
+                     still supersedes it)",
+                    if by.len() == 1 { "record" } else { "records" },
+                    by.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", "),
+                    if by.len() == 1 { "binds" } else { "bind" },
                 )
             };
             (self.emit)(Event::Skipped(skip(SkipCode::Superseded, reason)));

@@ -484,7 +484,30 @@ fn write_human(
             _ => "runs directly; `ai.exposed: false` withdraws it".to_owned(),
         };
         // A refinement is shown as its record, with what it refines and
-        // the raw tool it supersedes.
+        // the raw tool it supersedes; the record, not `ai.exposed`, is what
+        // withdraws it.
+        let change = match &r.refines {
+            Some(refines) => {
+                let gated_by_record = r.confirmation
+                    == Some(objectstack_spec::materialise::ConfirmationReason::AiRequiresConfirmation)
+                    && r.action
+                        .get("ai")
+                        .and_then(|ai| ai.get("requiresConfirmation"))
+                        != Some(&serde_json::Value::Bool(true));
+                let withdraw = match &refines.supersedes {
+                    Some(raw) => format!("with no record bound to {}, {raw} returns", refines.target),
+                    None => "removing the record withdraws it".to_owned(),
+                };
+                match r.confirmation {
+                    Some(_) if gated_by_record => format!(
+                        "calls wait for a human's approval (the record's `requiresConfirmation: true`); {withdraw}"
+                    ),
+                    Some(why) => format!("calls wait for a human's approval ({why}); {withdraw}"),
+                    None => format!("runs directly; {withdraw}"),
+                }
+            }
+            None => change,
+        };
         let (action, status) = match &r.refines {
             Some(refines) => (
                 format!("tool {}", line_safe(&r.definition.name)),
@@ -517,7 +540,15 @@ fn write_human(
                 None => qualified(s.object.as_deref(), &s.action),
             },
             status: format!("skipped: {}", s.code),
-            change: remedy(s.code).to_owned(),
+            change: match (&s.tool, s.code) {
+                (Some(_), SkipCode::MissingDescription) => {
+                    "give the record a `description` (40+ characters, for a model)"
+                }
+                (Some(_), SkipCode::MissingName) => "give the record a snake_case `name`",
+                (Some(_), SkipCode::NameCollision) => "rename the record",
+                _ => remedy(s.code),
+            }
+            .to_owned(),
         });
     }
     rows.sort_by_key(|r| r.ordinal);
@@ -629,8 +660,8 @@ fn remedy(code: SkipCode) -> &'static str {
         SkipCode::RequiresConfirmation => {
             "--approval (the approval queue), or `ai.requiresConfirmation: false` if safe"
         }
-        SkipCode::MissingName => "give the action (or record) a `name`",
-        SkipCode::NameCollision => "rename the action (or record)",
+        SkipCode::MissingName => "give the action a `name`",
+        SkipCode::NameCollision => "rename the action",
         SkipCode::Superseded => "skills name the refined tool (see below)",
         SkipCode::InvalidBinding => "write `binding: {type: action|flow, name}`",
         SkipCode::ShadowsPlatform => "rename the record (not a platform name, not `action_`)",

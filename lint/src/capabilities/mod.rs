@@ -1490,6 +1490,8 @@ struct Builder<'a> {
     /// The actions tool records bind: their `action_<name>` tools are not
     /// registered (ADR-0109 Phase 2), so they are not tools here.
     superseded: refine::Superseded<'a>,
+    /// The names of the records that refine their executable.
+    refining: FastSet<&'a str>,
 }
 
 /// The tool names during the build: hashed, sorted, and the suggestions
@@ -1521,6 +1523,7 @@ impl<'a> Builder<'a> {
             wildcard_by_pattern: FastMap::default(),
             dead: Vec::new(),
             superseded: refine::Superseded::default(),
+            refining: FastSet::default(),
         }
     }
 
@@ -1656,7 +1659,7 @@ impl<'a> Builder<'a> {
         self.action_by_name.entry(name).or_insert(index);
     }
 
-    fn read_tools(&self, flows: &FastSet<&'a str>) -> Vec<Tool<'a>> {
+    fn read_tools(&mut self, flows: &FastSet<&'a str>) -> Vec<Tool<'a>> {
         let mut tools = Vec::new();
         let mut taken: FastSet<&'a str> = FastSet::default();
         for group in objectstack_registry::GROUPS {
@@ -1685,6 +1688,9 @@ impl<'a> Builder<'a> {
             },
         );
         for ((file, record), judgement) in self.collection("tools").into_iter().zip(judged) {
+            if let Ok(Some(r)) = &judgement {
+                self.refining.insert(r.name);
+            }
             let Some(name) = record.name() else { continue };
             if !taken.insert(name) {
                 continue;
@@ -1901,20 +1907,32 @@ impl<'a> Builder<'a> {
             .strip_prefix(objectstack_registry::ACTION_PREFIX)
             .filter(|a| self.superseded.contains(a))
         {
-            let by = self.superseded.refined_by(action);
-            let named = by
+            let all = self.superseded.refined_by(action);
+            let refining: Vec<&str> = all
+                .iter()
+                .copied()
+                .filter(|b| self.refining.contains(b))
+                .collect();
+            let named = refining
                 .iter()
                 .map(|b| format!("\"{b}\""))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let d = dead(
-                DeadKind::ToolSuperseded,
-                format!(
+            let message = match refining.len() {
+                0 => format!(
+                    "a tool record binds action \"{action}\", so \"{text}\" is not registered, \
+                     and no record refines it: fix the record or remove it."
+                ),
+                1 => format!(
                     "a tool record binds action \"{action}\", so its refinement {named} is \
                      registered instead of \"{text}\"."
                 ),
-                by.first().copied(),
-            );
+                _ => format!(
+                    "tool records bind action \"{action}\", so its refinements {named} are \
+                     registered instead of \"{text}\"."
+                ),
+            };
+            let d = dead(DeadKind::ToolSuperseded, message, refining.first().copied());
             return self.push_dead(d);
         }
         let not_materialised = text

@@ -15,7 +15,8 @@ declare_rule! {
     ///
     /// A reference in `skills[].tools[]` to `action_<x>` where some
     /// `stack.tools` record has `binding: { "type": "action", "name": "x" }`.
-    /// The hint names the refined tool or tools to use instead.
+    /// The hint names the refined tool or tools to use instead (the records
+    /// that refine the action; when none does, every record that binds it).
     ///
     /// ## Why it matters
     ///
@@ -61,7 +62,19 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             else {
                 continue;
             };
-            let by = cx.superseded.refined_by(action);
+            // The records that do refine it, when any does; else every
+            // record that binds it (each still supersedes the raw tool).
+            let all = cx.superseded.refined_by(action);
+            let refining: Vec<&str> = all
+                .iter()
+                .copied()
+                .filter(|name| {
+                    cx.refinements
+                        .iter()
+                        .any(|r| matches!(r, Ok(Some(r)) if r.name == *name))
+                })
+                .collect();
+            let by: &[&str] = if refining.is_empty() { all } else { &refining };
             let named = by
                 .iter()
                 .map(|b| format!("\"{b}\""))
@@ -115,10 +128,14 @@ mod tests {
     #[test]
     fn the_hint_names_every_refinement() {
         let d = doc(json!({
-            "actions": [{"name": "close"}, {"name": "open"}],
+            "actions": [{"name": "close", "type": "script", "target": "t",
+                         "ai": {"exposed": true, "description": "Closes the thing, described for a model."}},
+                        {"name": "open"}],
             "tools": [
                 {"name": "close_fixed", "binding": {"type": "action", "name": "close"}},
-                {"name": "close_dupe", "binding": {"type": "action", "name": "close"}}
+                {"name": "close_dupe", "binding": {"type": "action", "name": "close"}},
+                {"name": "close_wide", "binding": {"type": "action", "name": "close"},
+                 "parameters": {"properties": {"extra": {}}}}
             ],
             "skills": [{"name": "s", "tools": ["action_close", "action_open", "close_fixed", "action_*"]}]
         }));
@@ -127,7 +144,7 @@ mod tests {
         assert_eq!(hits[0].path, "skills[0].tools[0]");
         assert_eq!(hits[0].suggestion.as_deref(), Some("close_fixed"));
         assert!(
-            hits[0].hint.to_cow().contains("\"close_fixed\", \"close_dupe\""),
+            hits[0].hint.to_cow().contains("\"close_fixed\", \"close_dupe\" instead"),
             "{}",
             hits[0].hint
         );

@@ -8,9 +8,9 @@ use crate::rule::{Context, Pending, Report, declare_rule};
 use crate::rules::ai_tool_record_inert::tool_where;
 
 declare_rule! {
-    /// A tool record binds an action that does not materialise: it is not
+    /// A tool record binds an action that does not materialise (it is not
     /// opted in with `ai.exposed` and a description, or fails the static
-    /// checks (a UI-only type, no target).
+    /// checks), or binds a flow without the description that opts it in.
     ///
     /// ## What it finds
     ///
@@ -18,7 +18,9 @@ declare_rule! {
     /// would not become `action_<name>` by itself: `ai.exposed` is not
     /// `true`, `ai.description` is missing, the `ai` block is malformed,
     /// the type is UI-only (`url`, `modal`, `form`) or unsupported, or the
-    /// action has no target.
+    /// action has no target. Or a record bound to a flow whose
+    /// `description` is missing or shorter than 40 characters: a flow has
+    /// no `ai` block, so the record is the flow's opt-in.
     ///
     /// ## Why it matters
     ///
@@ -42,7 +44,8 @@ declare_rule! {
     ///
     /// Opt the action in: `ai: { exposed: true, description: "..." }` on a
     /// `script`, `api` or `flow` action with a target (or a field write).
-    /// If the action is meant to stay human-only, remove the record.
+    /// If the action is meant to stay human-only, remove the record. For a
+    /// flow, give the record a description of 40 characters or more.
     pub static RULE = {
         id: "ai-tool-binding-unexposed",
         severity: Severity::Warning,
@@ -53,15 +56,54 @@ declare_rule! {
 fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for (tool, outcome) in cx.stack.tools.iter().zip(&cx.refinements) {
         let reason = match outcome {
-            Err(skip @ (RecordSkip::BindingNotExposed | RecordSkip::ActionSkipped(_))) => skip,
+            Err(
+                skip @ (RecordSkip::BindingNotExposed
+                | RecordSkip::ActionSkipped(_)
+                | RecordSkip::MissingDescription),
+            ) => skip,
             _ => continue,
         };
         let binding = refine::binding(tool.fields()).and_then(Result::ok);
         let Some(action) = binding.map(|b| b.name()) else {
             continue;
         };
-        let (path, raw) = tool.key("binding");
         let label = tool.label();
+        if let RecordSkip::MissingDescription = reason {
+            // A flow has no `ai` block: the record is its opt-in.
+            let (path, raw) = tool.key("description");
+            let anchor = if tool.fields().contains_key("description") {
+                raw
+            } else {
+                tool.raw()
+            };
+            out.push(
+                Report {
+                    rule: &RULE,
+                    source: tool.source,
+                    anchor,
+                    where_: tool_where(tool),
+                    path: path.to_string(),
+                    message: format!(
+                        "Tool record \"{label}\" is bound to the flow \"{action}\" and is its \
+                         opt-in, but its description is missing or shorter than {MIN} characters \
+                         [missing_description], so the flow is not exposed.",
+                        MIN = refine::MIN_FLOW_DESCRIPTION
+                    )
+                    .into(),
+                    hint: format!(
+                        "Describe for the model when to run \"{action}\" and what it does, in \
+                         {} characters or more.",
+                        refine::MIN_FLOW_DESCRIPTION
+                    )
+                    .into(),
+                    reference: Some(action.to_owned()),
+                    suggestion: None,
+                }
+                .hit(),
+            );
+            continue;
+        }
+        let (path, raw) = tool.key("binding");
         out.push(
             Report {
                 rule: &RULE,
@@ -115,12 +157,21 @@ mod tests {
                 {"name": "a", "binding": {"type": "action", "name": "hidden"}},
                 {"name": "b", "binding": {"type": "action", "name": "modal"}},
                 {"name": "c", "binding": {"type": "action", "name": "open"}},
-                {"name": "d", "binding": {"type": "action", "name": "missing"}}
-            ]
+                {"name": "d", "binding": {"type": "action", "name": "missing"}},
+                {"name": "e", "description": "Renews.", "binding": {"type": "flow", "name": "renew"}}
+            ],
+            "flows": [{"name": "renew"}]
         }));
         let hits = check_rule(&RULE, d);
         let got: Vec<_> = hits.iter().map(|h| h.path.as_str()).collect();
-        assert_eq!(got, ["tools[0].binding.name", "tools[1].binding.name"]);
+        assert_eq!(
+            got,
+            [
+                "tools[0].binding.name",
+                "tools[1].binding.name",
+                "tools[4].description"
+            ]
+        );
         assert!(hits[0].message.to_cow().contains("[binding_not_exposed]"));
         assert!(hits[1].message.to_cow().contains("[ui_only_type]"));
     }
