@@ -98,7 +98,10 @@ pub(crate) fn check<'a>(
     let who = entry.describe("tool record");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "tool", Some(Grammar::Snake));
-    let bound = !matches!(raw.get("binding"), None | Some(Value::Null));
+    // Bound: a well-formed binding, as the refinement predicate reads it
+    // (a malformed one is reported below, and the record is judged as
+    // unbound meanwhile).
+    let bound = matches!(crate::materialise::refine::binding(raw), Some(Ok(_)));
     check_keys(cx, if bound { &BOUND_TOOL } else { &TOOL }, raw, path, who);
     require(cx, raw, "label", path, who, "\"<display name>\"");
     require(
