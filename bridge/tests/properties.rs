@@ -262,7 +262,10 @@ fn record_parameters() -> impl Strategy<Value = Value> {
             record_property(),
             0..4,
         ),
-        prop::collection::vec(prop::sample::select(vec!["p1", "p2", "f1", "recordId"]), 0..3),
+        prop::collection::vec(
+            prop::sample::select(vec!["p1", "p2", "f1", "recordId"]),
+            0..3,
+        ),
         opt(prop_oneof![Just(json!(false)), Just(json!(true))]),
     )
         .prop_map(|(properties, required, additional)| {
@@ -283,8 +286,10 @@ fn record_parameters() -> impl Strategy<Value = Value> {
 /// names that may be reserved.
 fn record() -> impl Strategy<Value = Value> {
     (
-        opt(prop::sample::select(vec!["r1", "r2", "r3", "query_records", "action_a", "R x"])
-            .prop_map(Value::from)),
+        opt(
+            prop::sample::select(vec!["r1", "r2", "r3", "query_records", "action_a", "R x"])
+                .prop_map(Value::from),
+        ),
         prop_oneof![
             6 => (
                 prop::sample::select(vec!["action", "flow"]),

@@ -54,7 +54,11 @@ fn the_example_registers_each_refinement_and_skips_each_failure() {
     let mut registry = registry(&host);
     let (m, refused) = registry.register_stack(&stack);
     assert_eq!(refused, vec![]);
-    let names: Vec<&str> = registry.definitions().iter().map(|d| d.name.as_str()).collect();
+    let names: Vec<&str> = registry
+        .definitions()
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
     assert_eq!(
         names,
         [
@@ -88,7 +92,11 @@ fn the_example_registers_each_refinement_and_skips_each_failure() {
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
     assert_eq!(skipped, expected);
-    let widens = m.skipped.iter().find(|s| s.code == SkipCode::BindingWidens).unwrap();
+    let widens = m
+        .skipped
+        .iter()
+        .find(|s| s.code == SkipCode::BindingWidens)
+        .unwrap();
     assert!(widens.reason.contains("`priority`"), "{}", widens.reason);
     assert_eq!(widens.location.to_string(), "tools[6]");
     // Records come after every action, in record order.
@@ -97,8 +105,20 @@ fn the_example_registers_each_refinement_and_skips_each_failure() {
     // `false` never relaxes a gated action: a warning, and the tool is gated.
     assert_eq!(m.warnings.len(), 1);
     assert_eq!(m.warnings[0].code, WarningCode::ConfirmationNotRelaxed);
-    assert_eq!(registry.definition("purge_ticket").unwrap().requires_confirmation, Some(true));
-    assert_eq!(registry.definition("hand_over").unwrap().requires_confirmation, Some(true));
+    assert_eq!(
+        registry
+            .definition("purge_ticket")
+            .unwrap()
+            .requires_confirmation,
+        Some(true)
+    );
+    assert_eq!(
+        registry
+            .definition("hand_over")
+            .unwrap()
+            .requires_confirmation,
+        Some(true)
+    );
     // A record without parameters takes its action's.
     assert_eq!(
         Value::Object(registry.definition("hand_over").unwrap().parameters.clone())["required"],
@@ -106,7 +126,10 @@ fn the_example_registers_each_refinement_and_skips_each_failure() {
     );
     let fixed = registry.definition("close_as_fixed").unwrap();
     assert_eq!(fixed.label.as_deref(), Some("Close as fixed"));
-    assert_eq!(Value::Object(fixed.parameters.clone())["additionalProperties"], json!(false));
+    assert_eq!(
+        Value::Object(fixed.parameters.clone())["additionalProperties"],
+        json!(false)
+    );
 }
 
 #[test]
@@ -148,9 +171,15 @@ fn a_refined_call_outside_the_record_schema_never_runs() {
         // `hours` exists on the action but the record hides it.
         ("close_as_fixed", json!({"recordId": "t1", "hours": 2})),
         // The record narrows the enum.
-        ("close_with_reason", json!({"recordId": "t1", "resolution": "fixed"})),
+        (
+            "close_with_reason",
+            json!({"recordId": "t1", "resolution": "fixed"}),
+        ),
         // Pinned: another value is refused.
-        ("close_as_fixed", json!({"recordId": "t1", "resolution": "wontfix"})),
+        (
+            "close_as_fixed",
+            json!({"recordId": "t1", "resolution": "wontfix"}),
+        ),
     ] {
         let out = block(registry.call(tool, args.clone(), &ctx("c2")));
         assert_eq!(out["ok"], json!(false), "{tool} {args}: {out}");

@@ -43,9 +43,15 @@ fn lint_reports_each_failure_with_its_rule() {
     assert_eq!(
         got,
         [
-            ("ai-tool-binding-relaxes-confirmation", "tools[3].requiresConfirmation"),
+            (
+                "ai-tool-binding-relaxes-confirmation",
+                "tools[3].requiresConfirmation"
+            ),
             ("ai-tool-binding-unexposed", "tools[5].binding.name"),
-            ("ai-tool-binding-widens", "tools[6].parameters.properties.priority"),
+            (
+                "ai-tool-binding-widens",
+                "tools[6].parameters.properties.priority"
+            ),
             ("ai-tool-record-shadows-platform", "tools[7].name"),
             ("ai-tool-record-shadows-platform", "tools[8].name"),
             ("ai-tool-binding-unexposed", "tools[9].description"),
@@ -79,15 +85,24 @@ fn tools_registers_the_refinements_in_every_format() {
         })
         .collect();
     assert!(codes.contains(&("close_ticket", "superseded")), "{codes:?}");
-    assert!(codes.contains(&("close_urgent", "binding_widens")), "{codes:?}");
-    assert!(codes.contains(&("query_records", "shadows_platform")), "{codes:?}");
+    assert!(
+        codes.contains(&("close_urgent", "binding_widens")),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&("query_records", "shadows_platform")),
+        "{codes:?}"
+    );
     for format in ["mcp", "openai", "anthropic"] {
         let out = common::run("tools", &[EXAMPLE, wired[0], wired[1], "--format", format]);
         let text = common::stdout_ok(&out);
         for name in REFINED {
             assert!(text.contains(&format!("\"{name}\"")), "{format}: {name}");
         }
-        assert!(!text.contains("\"action_"), "{format}: a raw tool is projected");
+        assert!(
+            !text.contains("\"action_"),
+            "{format}: a raw tool is projected"
+        );
     }
     let out = common::run("tools", &[EXAMPLE, wired[0], wired[1], "--format", "human"]);
     insta::assert_snapshot!("refined_human", common::stdout_ok(&out));
@@ -123,17 +138,30 @@ fn conform_expects_the_refined_names() {
         "visualize_data",
     ];
     names.extend(REFINED);
-    let dump = common::temp_file("refined", "dump.json", serde_json::to_string(&names).unwrap());
+    let dump = common::temp_file(
+        "refined",
+        "dump.json",
+        serde_json::to_string(&names).unwrap(),
+    );
     let dump = dump.to_str().unwrap();
     let ok = ["--package", "service-ai", "--stack", EXAMPLE, "--approval"];
     let out = common::run("conform", &[&[dump][..], &ok[..]].concat());
     assert!(common::stdout_ok(&out).contains("conform: 5 registered, 5 expected"));
 
     names.push("action_close_ticket");
-    let dump = common::temp_file("refined", "raw.json", serde_json::to_string(&names).unwrap());
+    let dump = common::temp_file(
+        "refined",
+        "raw.json",
+        serde_json::to_string(&names).unwrap(),
+    );
     let out = common::run(
         "conform",
-        &[&[dump.to_str().unwrap()][..], &ok[..], &["--format", "json"][..]].concat(),
+        &[
+            &[dump.to_str().unwrap()][..],
+            &ok[..],
+            &["--format", "json"][..],
+        ]
+        .concat(),
     );
     assert_eq!(out.status.code(), Some(1));
     let v = json(&out);

@@ -536,7 +536,10 @@ fn refinement_statuses<'a>(
         if statuses.contains_key(name) || registry::owner(name).is_some() {
             continue;
         }
-        let path = JsonPath::root().key("tools").index(record.index()).to_string();
+        let path = JsonPath::root()
+            .key("tools")
+            .index(record.index())
+            .to_string();
         let status = match outcome {
             Ok(None) => continue,
             Ok(Some(r)) => {

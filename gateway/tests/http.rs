@@ -505,7 +505,12 @@ async fn refined_tools_are_served_and_dispatched_as_their_actions() {
     let alice = client(&running, ALICE, ProtocolVersion::V_2025_11_25).await;
     let tools = alice.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    for refined in ["close_as_fixed", "close_with_reason", "hand_over", "purge_ticket"] {
+    for refined in [
+        "close_as_fixed",
+        "close_with_reason",
+        "hand_over",
+        "purge_ticket",
+    ] {
         assert!(names.contains(&refined), "{refined} not in {names:?}");
     }
     assert!(
@@ -531,7 +536,9 @@ async fn refined_tools_are_served_and_dispatched_as_their_actions() {
     assert_eq!(received.len(), 2, "{received:?}");
     assert_eq!(received[0].path, "/api/v1/data/ticket/t1");
     assert!(
-        received[1].path.starts_with("/api/v1/actions/ticket/close_ticket"),
+        received[1]
+            .path
+            .starts_with("/api/v1/actions/ticket/close_ticket"),
         "{}",
         received[1].path
     );
@@ -542,7 +549,12 @@ async fn refined_tools_are_served_and_dispatched_as_their_actions() {
 
     // A parameter the record hides is refused before anything is sent.
     fake.clear();
-    let hidden = call(&alice, "close_as_fixed", json!({"recordId": "t1", "hours": 3})).await;
+    let hidden = call(
+        &alice,
+        "close_as_fixed",
+        json!({"recordId": "t1", "hours": 3}),
+    )
+    .await;
     assert_eq!(hidden.is_error, Some(true));
     assert!(fake.received().is_empty());
 

@@ -393,7 +393,7 @@ fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>> {
             owner: a.owner,
         })
         .collect();
-    let objects: Vec<_> = stack.objects.iter().map(|o| o.record.clone()).collect();
+    let objects: Vec<_> = stack.objects.iter().map(|o| o.record).collect();
     let flows: HashSet<&str, FastHash> = stack.flows.iter().filter_map(|f| f.name()).collect();
     refine::judge_all(
         &tools,

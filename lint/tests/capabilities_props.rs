@@ -147,7 +147,10 @@ fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
         }
         if let Some(Value::Object(b)) = t.get("binding")
             && b.get("type").and_then(Value::as_str) == Some("action")
-            && let Some(a) = b.get("name").and_then(Value::as_str).filter(|a| !a.is_empty())
+            && let Some(a) = b
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|a| !a.is_empty())
         {
             bound.insert(a.to_owned());
         }

@@ -211,7 +211,10 @@ pub(super) fn refined<'a>(record: &'a Map<'a>, with: &Refined<'_, 'a>) -> Defini
         .filter(|d| !d.is_empty())
         .or_else(|| with.action.map(|a| a.description.base))
         .unwrap_or_default();
-    let parameters = match (record.get("parameters").and_then(Value::as_object), with.action) {
+    let parameters = match (
+        record.get("parameters").and_then(Value::as_object),
+        with.action,
+    ) {
         (Some(given), _) => Params::Given(given),
         (None, Some(action)) => action.parameters.clone(),
         (None, None) => Params::Given(&Map::EMPTY),

@@ -805,11 +805,15 @@ pub fn materialise_document_each<'a>(
     }
     // The tool records, after every action: each bound record registers
     // its refinement, or is skipped with the first reason.
-    if tools.iter().any(|t| spec_refine::binding(t.fields).is_some()) {
-        let flows: std::collections::HashSet<&str, Fast> = collection::records(stack.get("flows"), arena)
-            .iter()
-            .filter_map(|f| f.name())
-            .collect();
+    if tools
+        .iter()
+        .any(|t| spec_refine::binding(t.fields).is_some())
+    {
+        let flows: std::collections::HashSet<&str, Fast> =
+            collection::records(stack.get("flows"), arena)
+                .iter()
+                .filter_map(|f| f.name())
+                .collect();
         for record in &tools {
             walk.refine(record, &flows);
         }
@@ -966,7 +970,10 @@ impl<'a> Walk<'_, 'a> {
                      refinements among them register instead (a record that is itself skipped \
                      still supersedes it)",
                     if by.len() == 1 { "record" } else { "records" },
-                    by.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", "),
+                    by.iter()
+                        .map(|b| format!("`{b}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     if by.len() == 1 { "binds" } else { "bind" },
                 )
             };
@@ -1030,7 +1037,13 @@ impl<'a> Walk<'_, 'a> {
     /// both judge a record against the same action.
     fn bound_action(&self, name: &str) -> Option<Bound<'a>> {
         let candidates = self.bound.get(name)?;
-        let scan = |b: &&Bound<'a>| (b.location.object.is_some(), b.location.object, b.location.action);
+        let scan = |b: &&Bound<'a>| {
+            (
+                b.location.object.is_some(),
+                b.location.object,
+                b.location.action,
+            )
+        };
         candidates
             .iter()
             .filter(|b| static_skip(b.action).is_none())
@@ -1040,7 +1053,11 @@ impl<'a> Walk<'_, 'a> {
     }
 
     /// Judges one tool record (a no-op for an unbound one).
-    fn refine(&mut self, record: &collection::Record<'a>, flows: &std::collections::HashSet<&str, Fast>) {
+    fn refine(
+        &mut self,
+        record: &collection::Record<'a>,
+        flows: &std::collections::HashSet<&str, Fast>,
+    ) {
         let fields = record.fields;
         let Some(binding) = spec_refine::binding(fields) else {
             return;
@@ -1124,7 +1141,13 @@ impl<'a> Walk<'_, 'a> {
                     .get("objectName")
                     .and_then(json::Value::as_str)
                     .filter(|o| !o.is_empty());
-                (flow_action(self.arena, refinement.binding.name(), object), object, Route::Flow, gate, None)
+                (
+                    flow_action(self.arena, refinement.binding.name(), object),
+                    object,
+                    Route::Flow,
+                    gate,
+                    None,
+                )
             }
         };
         if let Some(wiring) = self.wiring
@@ -1175,11 +1198,17 @@ impl<'a> Walk<'_, 'a> {
             },
         );
         self.taken_records.insert(name, location);
-        let narrowed = fields.get("parameters").and_then(json::Value::as_object).is_some();
+        let narrowed = fields
+            .get("parameters")
+            .and_then(json::Value::as_object)
+            .is_some();
         (self.emit)(Event::Registered(Registration {
             definition,
             action_name: match bound {
-                Some(_) => action.get("name").and_then(json::Value::as_str).unwrap_or_default(),
+                Some(_) => action
+                    .get("name")
+                    .and_then(json::Value::as_str)
+                    .unwrap_or_default(),
                 None => refinement.binding.name(),
             },
             object,
@@ -1226,8 +1255,18 @@ impl<'a> Walk<'_, 'a> {
 /// A flow as the action that runs it: `{name, type: flow, target, ai}`
 /// (built in `arena`), so a flow-bound record is dispatched, queued and
 /// digested exactly as a `flow` action is.
-fn flow_action<'a>(arena: &'a json::Arena, flow: &'a str, object: Option<&'a str>) -> &'a json::Map<'a> {
-    let ai = json::Map::from_entries(arena, &[("exposed", json::Value::Bool(true)), ("description", json::Value::String(flow))]);
+fn flow_action<'a>(
+    arena: &'a json::Arena,
+    flow: &'a str,
+    object: Option<&'a str>,
+) -> &'a json::Map<'a> {
+    let ai = json::Map::from_entries(
+        arena,
+        &[
+            ("exposed", json::Value::Bool(true)),
+            ("description", json::Value::String(flow)),
+        ],
+    );
     let mut entries = vec![
         ("name", json::Value::String(flow)),
         ("type", json::Value::String("flow")),

@@ -10,9 +10,9 @@ use objectstack_spec::materialise::{
 use objectstack_spec::text::is_truthy;
 
 use super::host::{ApiRequest, FieldWriteRequest, FlowRequest, HostError, ScriptRequest};
+use super::validate::{self, ArgumentValidator, Violation};
 use super::{Actor, CallContext, HostServices, Invocation, RegisterError};
 use crate::approval::{PendingAction, Proposal, State};
-use super::validate::{self, ArgumentValidator, Violation};
 use crate::materialise::{Refines, SkipCode, api};
 
 /// The message of a successful call when the action has no

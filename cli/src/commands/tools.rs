@@ -489,13 +489,17 @@ fn write_human(
         let change = match &r.refines {
             Some(refines) => {
                 let gated_by_record = r.confirmation
-                    == Some(objectstack_spec::materialise::ConfirmationReason::AiRequiresConfirmation)
+                    == Some(
+                        objectstack_spec::materialise::ConfirmationReason::AiRequiresConfirmation,
+                    )
                     && r.action
                         .get("ai")
                         .and_then(|ai| ai.get("requiresConfirmation"))
                         != Some(&serde_json::Value::Bool(true));
                 let withdraw = match &refines.supersedes {
-                    Some(raw) => format!("with no record bound to {}, {raw} returns", refines.target),
+                    Some(raw) => {
+                        format!("with no record bound to {}, {raw} returns", refines.target)
+                    }
                     None => "removing the record withdraws it".to_owned(),
                 };
                 match r.confirmation {

@@ -1539,7 +1539,11 @@ impl<'a> Builder<'a> {
     }
 
     fn build(mut self) -> Capabilities<'a> {
-        let records: Vec<Record<'a>> = self.collection("tools").into_iter().map(|(_, r)| r).collect();
+        let records: Vec<Record<'a>> = self
+            .collection("tools")
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
         self.superseded = refine::Superseded::of(records.iter().map(|r| r.fields));
         self.read_actions();
         // Vectors grown by doubling keep up to half their room unused; the

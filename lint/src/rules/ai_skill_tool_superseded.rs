@@ -144,7 +144,10 @@ mod tests {
         assert_eq!(hits[0].path, "skills[0].tools[0]");
         assert_eq!(hits[0].suggestion.as_deref(), Some("close_fixed"));
         assert!(
-            hits[0].hint.to_cow().contains("\"close_fixed\", \"close_dupe\" instead"),
+            hits[0]
+                .hint
+                .to_cow()
+                .contains("\"close_fixed\", \"close_dupe\" instead"),
             "{}",
             hits[0].hint
         );

@@ -136,7 +136,10 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("tools[1].parameters.properties.resolution", Some("resolution")),
+                (
+                    "tools[1].parameters.properties.resolution",
+                    Some("resolution")
+                ),
                 ("tools[2].parameters.properties.priority", Some("priority")),
                 ("tools[3].parameters", Some("resolution")),
             ]

@@ -455,7 +455,8 @@ pub fn judge_all<'a>(
             continue;
         };
         match by_name.get(name) {
-            Some(first) if super::materialises(first.action) || !super::materialises(at.action) => {}
+            Some(first) if super::materialises(first.action) || !super::materialises(at.action) => {
+            }
             _ => {
                 by_name.insert(name, *at);
             }
@@ -761,13 +762,28 @@ mod tests {
     #[test]
     fn every_widening_names_its_property() {
         let cases = [
-            (r#"{"properties": {"resolution": {"type": "string"}, "extra": {}}, "required": ["resolution"]}"#, "extra"),
-            (r#"{"properties": {"resolution": {"type": "number"}}, "required": ["resolution"]}"#, "resolution"),
-            (r#"{"properties": {"resolution": {"enum": ["fixed", "other"]}}, "required": ["resolution"]}"#, "resolution"),
+            (
+                r#"{"properties": {"resolution": {"type": "string"}, "extra": {}}, "required": ["resolution"]}"#,
+                "extra",
+            ),
+            (
+                r#"{"properties": {"resolution": {"type": "number"}}, "required": ["resolution"]}"#,
+                "resolution",
+            ),
+            (
+                r#"{"properties": {"resolution": {"enum": ["fixed", "other"]}}, "required": ["resolution"]}"#,
+                "resolution",
+            ),
             (r#"{"properties": {"note": {}}}"#, "resolution"),
             (r#"{"properties": {"resolution": {}}}"#, "resolution"),
-            (r#"{"properties": {"resolution": {}}, "required": ["resolution"], "additionalProperties": true}"#, "additionalProperties"),
-            (r#"{"properties": {"resolution": {"const": "nope"}}}"#, "resolution"),
+            (
+                r#"{"properties": {"resolution": {}}, "required": ["resolution"], "additionalProperties": true}"#,
+                "additionalProperties",
+            ),
+            (
+                r#"{"properties": {"resolution": {"const": "nope"}}}"#,
+                "resolution",
+            ),
         ];
         for (params, property) in cases {
             let record = format!(
@@ -786,19 +802,34 @@ mod tests {
         let bound = r#""binding": {"type": "action", "name": "close"}"#;
         assert_eq!(code(judge_text(&a, r#"{"name": "r"}"#)), "unbound");
         assert_eq!(
-            code(judge_text(&a, r#"{"name": "r", "binding": {"type": "job", "name": "x"}}"#)),
+            code(judge_text(
+                &a,
+                r#"{"name": "r", "binding": {"type": "job", "name": "x"}}"#
+            )),
             "invalid_binding"
         );
-        assert_eq!(code(judge_text(&a, &format!(r#"{{"name": "R x", {bound}}}"#))), "missing_name");
         assert_eq!(
-            code(judge_text(&a, &format!(r#"{{"name": "action_close", {bound}}}"#))),
+            code(judge_text(&a, &format!(r#"{{"name": "R x", {bound}}}"#))),
+            "missing_name"
+        );
+        assert_eq!(
+            code(judge_text(
+                &a,
+                &format!(r#"{{"name": "action_close", {bound}}}"#)
+            )),
             "shadows_platform"
         );
         assert_eq!(
-            code(judge_text(&a, &format!(r#"{{"name": "query_records", {bound}}}"#))),
+            code(judge_text(
+                &a,
+                &format!(r#"{{"name": "query_records", {bound}}}"#)
+            )),
             "shadows_platform"
         );
-        assert_eq!(code(judge_text(&a, &format!(r#"{{"name": "r", {bound}}}"#))), "ok");
+        assert_eq!(
+            code(judge_text(&a, &format!(r#"{{"name": "r", {bound}}}"#))),
+            "ok"
+        );
         let hidden = a.replace(r#""exposed": true"#, r#""exposed": false"#);
         assert_eq!(
             code(judge_text(&hidden, &format!(r#"{{"name": "r", {bound}}}"#))),
@@ -810,14 +841,20 @@ mod tests {
             "ui_only_type"
         );
         assert_eq!(
-            code(judge_text(&a, &format!(r#"{{"name": "r", {bound}, "requiresConfirmation": "yes"}}"#))),
+            code(judge_text(
+                &a,
+                &format!(r#"{{"name": "r", {bound}, "requiresConfirmation": "yes"}}"#)
+            )),
             "invalid_record"
         );
     }
 
     #[test]
     fn false_never_relaxes_a_gated_action() {
-        let gated = action().replace(r#""type": "script""#, r#""type": "script", "mode": "delete""#);
+        let gated = action().replace(
+            r#""type": "script""#,
+            r#""type": "script", "mode": "delete""#,
+        );
         let r = judge_text(
             &gated,
             r#"{"name": "r", "binding": {"type": "action", "name": "close"}, "requiresConfirmation": false}"#,

@@ -186,7 +186,8 @@ pub fn param_facts<'a>(
         Some(kind) => kind.as_str(),
         None => str_of(field_get("type")),
     };
-    let required = json::truthy(given(param.get("required")).or_else(|| given(field_get("required"))));
+    let required =
+        json::truthy(given(param.get("required")).or_else(|| given(field_get("required"))));
     Some(ParamFacts {
         name,
         field,
@@ -321,7 +322,10 @@ pub fn surface<'a>(
         );
     };
     match action.get("params") {
-        Some(Value::Array(params)) => params.iter().filter_map(Value::as_object).for_each(&mut add),
+        Some(Value::Array(params)) => params
+            .iter()
+            .filter_map(Value::as_object)
+            .for_each(&mut add),
         other => collection::records(other, arena)
             .iter()
             .for_each(|p| add(p.fields)),
@@ -331,7 +335,11 @@ pub fn surface<'a>(
         .and_then(Value::as_object)
         .and_then(|ai| ai.get("paramHints"))
         .and_then(Value::as_object);
-    for (key, hint) in hints.map(|h| js_order(h.iter().collect())).into_iter().flatten() {
+    for (key, hint) in hints
+        .map(|h| js_order(h.iter().collect()))
+        .into_iter()
+        .flatten()
+    {
         let Value::Object(hint) = hint else { continue };
         if out.get(key).is_none() {
             out.set(

@@ -223,11 +223,16 @@ mod tests {
             "requiresConfirmation": "yes"}]}));
         assert_eq!(
             d,
-            vec![("spec-wrong-type", "tools[0].requiresConfirmation".to_owned())]
+            vec![(
+                "spec-wrong-type",
+                "tools[0].requiresConfirmation".to_owned()
+            )]
         );
         // Unbound: still retired, and still required to carry parameters.
-        let d = run(json!({"tools": [{"name": "x", "label": "X", "description": "d",
-            "requiresConfirmation": true}]}));
+        let d = run(
+            json!({"tools": [{"name": "x", "label": "X", "description": "d",
+            "requiresConfirmation": true}]}),
+        );
         let got: Vec<_> = d.iter().map(|d| d.id.as_str()).collect();
         assert_eq!(got, ["spec-retired-key", "spec-missing-key"]);
         assert!(d[0].fix.contains("bind this record"));
@@ -236,7 +241,9 @@ mod tests {
     #[test]
     fn binding_names_follow_the_name_grammar() {
         assert_eq!(
-            ids(tool(json!({"binding": {"type": "action", "name": "Close Case"}}))),
+            ids(tool(
+                json!({"binding": {"type": "action", "name": "Close Case"}})
+            )),
             vec![("spec-invalid-name", "tools[0].binding.name".to_owned())]
         );
     }
