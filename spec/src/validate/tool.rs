@@ -42,6 +42,8 @@ const RETIRED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The keys of a bound record; `requiresConfirmation` (last) is known only
+/// there.
 const KNOWN: &[&str] = &[
     "name",
     "label",
@@ -50,10 +52,11 @@ const KNOWN: &[&str] = &[
     "outputSchema",
     "objectName",
     "binding",
+    "requiresConfirmation",
 ];
 
 const TOOL: Shape = Shape {
-    known: KNOWN,
+    known: KNOWN.split_at(KNOWN.len() - 1).0,
     also_known: PROTECTION_KEYS,
     strict: true,
     aliases: &[],
@@ -63,16 +66,7 @@ const TOOL: Shape = Shape {
 
 /// A bound record: a refinement, which may also set `requiresConfirmation`.
 const BOUND_TOOL: Shape = Shape {
-    known: &[
-        "name",
-        "label",
-        "description",
-        "parameters",
-        "outputSchema",
-        "objectName",
-        "binding",
-        "requiresConfirmation",
-    ],
+    known: KNOWN,
     also_known: PROTECTION_KEYS,
     strict: true,
     aliases: &[],
