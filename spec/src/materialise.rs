@@ -24,6 +24,9 @@
 //!    no `target` ([`StaticSkip::MissingTarget`]).
 //!
 //! "Set" means JavaScript truthiness throughout, as upstream reads it.
+//!
+//! Bound tool records (ADR-0109 Phase 2) have their predicate in
+//! [`refine`], judged against an action's [`surface`].
 
 use std::fmt;
 

@@ -35,6 +35,15 @@
 //!    already registered in the host (the `already_registered` callback) or
 //!    was registered earlier in this walk. The name already taken wins.
 //!
+//! After every action, the walk visits the tool records in order
+//! (ADR-0109 Phase 2; the semantics are in the crate README, "Refined
+//! tools"): a bound record that the spec predicate
+//! ([`objectstack_spec::materialise::refine::judge`]) says refines its
+//! action or flow registers under its own name, after the action's wiring
+//! checks and the name checks; one that does not is skipped with the
+//! predicate's code. An action some record binds is skipped as
+//! `superseded` where it would otherwise register.
+//!
 //! Each registered action's [`AIToolDefinition`] follows behaviour.md
 //! "The tool definition" (see the crate README for the rules and the few
 //! deliberate differences from the old bridge).
@@ -485,7 +494,8 @@ impl Registration<'_> {
 
 /// An action that did not become a tool, and why.
 ///
-/// Serialises as `{"action", "object", "code", "reason"}`.
+/// Serialises as `{"action", "tool"?, "object", "code", "reason"}` (`tool`
+/// only for a tool record).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {
     /// The action's `name`, or `#<index>` in its collection when it has

@@ -20,7 +20,12 @@
 //!   `None`). A tool record with a Phase-2 `binding: {type: action|flow,
 //!   name}` is linked to that action or flow (ADR-0109 decision 4); one
 //!   without a binding is *inert*: it resolves for the lint but executes
-//!   nothing.
+//!   nothing. A bound record's status is the refinement predicate's
+//!   ([`objectstack_spec::materialise::refine::judge`]): ready when it
+//!   refines, else not registered with the predicate's code. An action a
+//!   record binds has no `action_<name>` tool here (it is superseded, as a
+//!   runtime does not register it), and a skill naming it has a dead
+//!   `tool_superseded` reference suggesting the refinement.
 //! - **Skills** grant tools through `skills[i].tools[j]`: an exact name, or
 //!   a family wildcard `prefix*` that grants every tool whose name starts
 //!   with `prefix`.
@@ -55,8 +60,9 @@
 //! `skill_missing` (an agent names a skill the stack does not define),
 //! `skill_surface_mismatch`, `skill_inactive`, `tool_unresolved` (a tool
 //! name that resolves to nothing), `action_not_materialised` (`action_x`
-//! where action `x` exists but does not become a tool) and `wildcard_empty`
-//! (a wildcard matching nothing). Dot and Mermaid draw them in red.
+//! where action `x` exists but does not become a tool), `tool_superseded`
+//! (`action_x` where a tool record binds `x`) and `wildcard_empty` (a
+//! wildcard matching nothing). Dot and Mermaid draw them in red.
 //!
 //! # The JSON shape (stable, version 2)
 //!
@@ -94,7 +100,9 @@
 //! TOOL  = {"name", "source": "platform" | "record" | "action",
 //!          "package": "service-ai" | null,   // platform tools
 //!          "path": "tools[0]" | null,        // tool records
-//!          "status": "ready" | "inert" | "binding_unresolved",
+//!          "status": "ready" | "inert" | "binding_unresolved"
+//!                  | CODE,  // a record the refinement predicate skips
+//!                           // (binding_widens, binding_not_exposed, ...)
 //!          "statusReason": string | null,
 //!          "action": {"name", "object", "path"} | null,
 //!          "flow": "flow name" | null,
