@@ -3,7 +3,10 @@
 //! - with everything wired, the registered tool names are exactly the
 //!   `action_<name>`s of the actions the spec predicate says materialise
 //!   (the lint's universe), minus platform names;
-//! - every projection meets its API's documented constraints.
+//! - with tool records too, the registered names are exactly what the lint
+//!   treats as materialised (refined names in, superseded raw names out);
+//! - every projection meets its API's documented constraints, refined
+//!   tools included.
 
 #![allow(clippy::unwrap_used)]
 
@@ -242,16 +245,16 @@ fn action() -> impl Strategy<Value = Value> {
 /// widen it.
 fn record_property() -> impl Strategy<Value = Value> {
     prop_oneof![
-        Just(json!({})),
-        Just(json!({"type": "string"})),
-        Just(json!({"type": "number"})),
-        Just(json!({"type": "integer"})),
-        Just(json!({"type": "boolean"})),
-        Just(json!({"enum": ["a", "b"]})),
-        Just(json!({"enum": ["x"]})),
-        Just(json!({"const": "a"})),
-        Just(json!({"type": "array", "items": {"enum": ["a"]}})),
-        junk(),
+        6 => Just(json!({})),
+        1 => Just(json!({"type": "string"})),
+        1 => Just(json!({"type": "number"})),
+        1 => Just(json!({"type": "integer"})),
+        1 => Just(json!({"type": "boolean"})),
+        1 => Just(json!({"enum": ["a", "b"]})),
+        1 => Just(json!({"enum": ["x"]})),
+        1 => Just(json!({"const": "a"})),
+        1 => Just(json!({"type": "array", "items": {"enum": ["a"]}})),
+        1 => junk(),
     ]
 }
 
@@ -286,21 +289,31 @@ fn record_parameters() -> impl Strategy<Value = Value> {
 /// names that may be reserved.
 fn record() -> impl Strategy<Value = Value> {
     (
-        opt(
-            prop::sample::select(vec!["r1", "r2", "r3", "query_records", "action_a", "R x"])
-                .prop_map(Value::from),
-        ),
+        prop_oneof![
+            8 => prop::sample::select(vec!["r1", "r2", "r3"]).prop_map(|n| Some(Value::from(n))),
+            1 => prop::sample::select(vec!["query_records", "action_a", "R x"])
+                .prop_map(|n| Some(Value::from(n))),
+            1 => Just(None),
+        ],
         prop_oneof![
             6 => (
-                prop::sample::select(vec!["action", "flow"]),
-                prop::sample::select(vec!["a", "b", "c", "fl", "nothing"]),
+                prop::sample::select(vec!["action", "action", "action", "flow"]),
+                prop::sample::select(vec!["a", "a", "a", "b", "b", "c", "d", "fl", "nothing"]),
             )
                 .prop_map(|(t, n)| Some(json!({"type": t, "name": n}))),
             1 => Just(None),
             1 => junk().prop_map(Some),
         ],
-        opt(prop_oneof![4 => record_parameters(), 1 => junk()]),
-        opt(prop_oneof![any::<bool>().prop_map(Value::from), junk()]),
+        prop_oneof![
+            3 => Just(None),
+            3 => record_parameters().prop_map(Some),
+            1 => junk().prop_map(Some),
+        ],
+        prop_oneof![
+            3 => Just(None),
+            3 => any::<bool>().prop_map(|b| Some(Value::from(b))),
+            1 => junk().prop_map(Some),
+        ],
         prop_oneof![Just(json!(DESC)), Just(json!("Short."))],
     )
         .prop_map(|(name, binding, parameters, confirm, description)| {
@@ -321,8 +334,30 @@ fn refined_stack() -> impl Strategy<Value = Map<String, Value>> {
         stack(),
         prop::collection::vec(record(), 0..5),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(mut stack, tools, flow)| {
+        .prop_map(|(mut stack, tools, flow, seeded)| {
+            if seeded {
+                // Actions that surely materialise, for the records to bind:
+                // a stack-level one with a required and an optional param,
+                // and a row action taking a field of its object.
+                let a = json!({"name": "a", "type": "script", "target": "t",
+                    "params": [{"name": "p1", "required": true, "options": ["a", "b"]},
+                               {"name": "p2", "type": "number"}],
+                    "ai": {"exposed": true, "description": DESC}});
+                if let Some(Value::Array(actions)) = stack.get_mut("actions") {
+                    actions.insert(0, a);
+                }
+                let b = json!({"name": "b", "type": "script", "target": "t",
+                    "locations": ["record_header"], "params": [{"field": "f1"}],
+                    "ai": {"exposed": true, "description": DESC}});
+                if let Some(Value::Array(objects)) = stack.get_mut("objects")
+                    && let Some(Value::Array(actions)) =
+                        objects.first_mut().and_then(|o| o.get_mut("actions"))
+                {
+                    actions.insert(0, b);
+                }
+            }
             stack.insert("tools".into(), Value::Array(tools));
             if flow {
                 stack.insert("flows".into(), json!([{"name": "fl"}]));
@@ -480,7 +515,7 @@ proptest! {
     }
 
     #[test]
-    fn projections_meet_their_constraints(stack in stack()) {
+    fn projections_meet_their_constraints(stack in refined_stack()) {
         let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
         let projected = mcp::tools(&m.registered);
         for tool in &projected.tools {
