@@ -514,6 +514,46 @@ proptest! {
         prop_assert_eq!(&borrowed, &m);
     }
 
+    /// The surface refinements are judged against (`spec`) is what the
+    /// bridge writes: the same properties in the same order, types,
+    /// allowed values and required list, for every registered action.
+    #[test]
+    fn the_spec_surface_is_the_written_schema(stack in stack()) {
+        use objectstack_spec::materialise::surface::{ObjectIndex, surface};
+        let arena = objectstack_spec::json::Arena::new();
+        let document = objectstack_spec::json::Map::from_serde(&stack, &arena);
+        let objects = objectstack_spec::collection::records(document.get("objects"), &arena);
+        let index = ObjectIndex::build(&objects);
+        let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+        for r in &m.registered {
+            let owner = match r.location.object {
+                Some(o) => index.at(o),
+                None => r.object.as_deref().and_then(|o| index.get(o)),
+            };
+            let action = objectstack_spec::json::Map::from_serde(&r.action, &arena);
+            let s = surface(action, owner, &index, &arena, r.row_context);
+            let schema = Value::Object(r.definition.parameters.clone());
+            let written: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+            let names: Vec<&str> = s.properties.iter().map(|(k, _)| *k).collect();
+            prop_assert_eq!(&names, &written);
+            for (name, p) in &s.properties {
+                let w = &schema["properties"][*name];
+                prop_assert_eq!(w["type"].as_str(), Some(p.kind), "{}", name);
+                let values = if p.kind == "array" { &w["items"]["enum"] } else { &w["enum"] };
+                prop_assert_eq!(values.is_array(), p.allowed.is_some(), "{} {}", name, w);
+                if let Some(allowed) = p.allowed {
+                    for v in values.as_array().unwrap() {
+                        let v = objectstack_spec::json::Value::from_serde(v, &arena);
+                        prop_assert!(allowed.allows(&v), "{} {:?}", name, v);
+                    }
+                }
+            }
+            let required: Vec<&str> = schema.get("required").and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            prop_assert_eq!(&s.required, &required);
+        }
+    }
+
     #[test]
     fn projections_meet_their_constraints(stack in refined_stack()) {
         let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
