@@ -121,6 +121,43 @@ fn parse(bytes: &[u8]) -> Map<String, Value> {
     }
 }
 
+/// `stack` with a tool record bound to every fifth action: one in two
+/// takes the action's parameters, the other narrows them to those the
+/// action requires (read from its definition).
+fn with_records(stack: &Map<String, Value>) -> Map<String, Value> {
+    let plain = materialise(stack, Some(&Wiring::ALL), &|_| false);
+    let mut tools = Vec::new();
+    for (i, r) in plain
+        .registered
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 5 == 0)
+    {
+        let mut record = serde_json::json!({
+            "name": format!("refined_{}", r.action_name),
+            "label": "Refined",
+            "description": "Runs the action on one record, with fewer choices for the model.",
+            "binding": {"type": "action", "name": r.action_name},
+        });
+        if i % 10 == 0 {
+            let required = r.definition.parameters.get("required").cloned();
+            let properties: Map<String, Value> = required
+                .iter()
+                .flat_map(|v| v.as_array().into_iter().flatten())
+                .filter_map(Value::as_str)
+                .map(|name| (name.to_owned(), serde_json::json!({})))
+                .collect();
+            record["parameters"] = serde_json::json!({
+                "type": "object", "properties": properties, "required": required,
+            });
+        }
+        tools.push(record);
+    }
+    let mut refined = stack.clone();
+    refined.insert("tools".into(), Value::Array(tools));
+    refined
+}
+
 fn benches(c: &mut Criterion) {
     let bytes = stack_bytes(200);
     let stack = parse(&bytes);
@@ -134,6 +171,20 @@ fn benches(c: &mut Criterion) {
     group.bench_function("materialise", |b| {
         b.iter(|| materialise(black_box(&stack), Some(&Wiring::ALL), &|_| false))
     });
+    // The same stack with a bound tool record for every fifth action
+    // (ADR-0109 Phase 2): each supersedes its action's raw tool, and one
+    // in two narrows it to the injected `recordId` and the required
+    // params.
+    let refined = with_records(&stack);
+    group.bench_function("materialise_refined", |b| {
+        b.iter(|| materialise(black_box(&refined), Some(&Wiring::ALL), &|_| false))
+    });
+    assert_eq!(
+        materialise(&refined, Some(&Wiring::ALL), &|_| false)
+            .registered
+            .len(),
+        actions
+    );
     let materialised = materialise(&stack, Some(&Wiring::ALL), &|_| false);
     assert_eq!(materialised.registered.len(), actions);
     let mut output = Vec::new();

@@ -3,7 +3,10 @@
 //! - with everything wired, the registered tool names are exactly the
 //!   `action_<name>`s of the actions the spec predicate says materialise
 //!   (the lint's universe), minus platform names;
-//! - every projection meets its API's documented constraints.
+//! - with tool records too, the registered names are exactly what the lint
+//!   treats as materialised (refined names in, superseded raw names out);
+//! - every projection meets its API's documented constraints, refined
+//!   tools included.
 
 #![allow(clippy::unwrap_used)]
 
@@ -238,6 +241,131 @@ fn action() -> impl Strategy<Value = Value> {
         )
 }
 
+/// A property schema a record may give: some narrow the action's, some
+/// widen it.
+fn record_property() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        6 => Just(json!({})),
+        1 => Just(json!({"type": "string"})),
+        1 => Just(json!({"type": "number"})),
+        1 => Just(json!({"type": "integer"})),
+        1 => Just(json!({"type": "boolean"})),
+        1 => Just(json!({"enum": ["a", "b"]})),
+        1 => Just(json!({"enum": ["x"]})),
+        1 => Just(json!({"const": "a"})),
+        1 => Just(json!({"type": "array", "items": {"enum": ["a"]}})),
+        1 => junk(),
+    ]
+}
+
+fn record_parameters() -> impl Strategy<Value = Value> {
+    (
+        prop::collection::btree_map(
+            prop::sample::select(vec!["p1", "p2", "f1", "recordId", "zz"]),
+            record_property(),
+            0..4,
+        ),
+        prop::collection::vec(
+            prop::sample::select(vec!["p1", "p2", "f1", "recordId"]),
+            0..3,
+        ),
+        opt(prop_oneof![Just(json!(false)), Just(json!(true))]),
+    )
+        .prop_map(|(properties, required, additional)| {
+            let properties: Map<String, Value> = properties
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
+            object_of(vec![
+                ("type", Some(json!("object"))),
+                ("properties", Some(Value::Object(properties))),
+                ("required", Some(json!(required))),
+                ("additionalProperties", additional),
+            ])
+        })
+}
+
+/// A tool record: bound to an action or a flow (or not, or badly), under
+/// names that may be reserved.
+fn record() -> impl Strategy<Value = Value> {
+    (
+        prop_oneof![
+            8 => prop::sample::select(vec!["r1", "r2", "r3"]).prop_map(|n| Some(Value::from(n))),
+            1 => prop::sample::select(vec!["query_records", "action_a", "R x"])
+                .prop_map(|n| Some(Value::from(n))),
+            1 => Just(None),
+        ],
+        prop_oneof![
+            6 => (
+                prop::sample::select(vec!["action", "action", "action", "flow"]),
+                prop::sample::select(vec!["a", "a", "a", "b", "b", "c", "d", "fl", "nothing"]),
+            )
+                .prop_map(|(t, n)| Some(json!({"type": t, "name": n}))),
+            1 => Just(None),
+            1 => junk().prop_map(Some),
+        ],
+        prop_oneof![
+            3 => Just(None),
+            3 => record_parameters().prop_map(Some),
+            1 => junk().prop_map(Some),
+        ],
+        prop_oneof![
+            3 => Just(None),
+            3 => any::<bool>().prop_map(|b| Some(Value::from(b))),
+            1 => junk().prop_map(Some),
+        ],
+        prop_oneof![Just(json!(DESC)), Just(json!("Short."))],
+    )
+        .prop_map(|(name, binding, parameters, confirm, description)| {
+            object_of(vec![
+                ("name", name),
+                ("label", Some(json!("Record"))),
+                ("description", Some(description)),
+                ("binding", binding),
+                ("parameters", parameters),
+                ("requiresConfirmation", confirm),
+            ])
+        })
+}
+
+/// A stack with tool records (and a flow) besides its actions.
+fn refined_stack() -> impl Strategy<Value = Map<String, Value>> {
+    (
+        stack(),
+        prop::collection::vec(record(), 0..5),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(mut stack, tools, flow, seeded)| {
+            if seeded {
+                // Actions that surely materialise, for the records to bind:
+                // a stack-level one with a required and an optional param,
+                // and a row action taking a field of its object.
+                let a = json!({"name": "a", "type": "script", "target": "t",
+                    "params": [{"name": "p1", "required": true, "options": ["a", "b"]},
+                               {"name": "p2", "type": "number"}],
+                    "ai": {"exposed": true, "description": DESC}});
+                if let Some(Value::Array(actions)) = stack.get_mut("actions") {
+                    actions.insert(0, a);
+                }
+                let b = json!({"name": "b", "type": "script", "target": "t",
+                    "locations": ["record_header"], "params": [{"field": "f1"}],
+                    "ai": {"exposed": true, "description": DESC}});
+                if let Some(Value::Array(objects)) = stack.get_mut("objects")
+                    && let Some(Value::Array(actions)) =
+                        objects.first_mut().and_then(|o| o.get_mut("actions"))
+                {
+                    actions.insert(0, b);
+                }
+            }
+            stack.insert("tools".into(), Value::Array(tools));
+            if flow {
+                stack.insert("flows".into(), json!([{"name": "fl"}]));
+            }
+            stack
+        })
+}
+
 fn stack() -> impl Strategy<Value = Map<String, Value>> {
     let object = (
         prop::collection::btree_map(prop::sample::select(vec!["f1", "f2", "f3"]), field(), 0..3),
@@ -357,8 +485,77 @@ proptest! {
         prop_assert_eq!(registered, universe(&stack));
     }
 
+    /// Phase 2: with everything wired, the registered names are exactly
+    /// what the lint's universe treats as materialised, refined names
+    /// included and superseded raw names excluded; a superseded raw name is
+    /// never registered.
     #[test]
-    fn projections_meet_their_constraints(stack in stack()) {
+    fn refined_names_are_the_lint_universe(stack in refined_stack()) {
+        let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+        let registered: BTreeSet<String> = m.definitions().map(|d| d.name.clone()).collect();
+        prop_assert_eq!(registered.len(), m.registered.len(), "a name registered twice");
+        let arena = objectstack_spec::json::Arena::new();
+        let document = objectstack_spec::json::Map::from_serde(&stack, &arena);
+        let lint: BTreeSet<String> = objectstack_lint::materialised_names(&[document]).into_iter().collect();
+        prop_assert_eq!(&registered, &lint);
+        for r in &m.registered {
+            if let Some(refines) = &r.refines {
+                if let Some(raw) = &refines.supersedes {
+                    prop_assert!(!registered.contains(raw), "{} registered beside {}", raw, r.definition.name);
+                }
+                let schema = Value::Object(r.definition.parameters.clone());
+                prop_assert!(check_schema(&schema).is_ok(), "{:?}", check_schema(&schema));
+            }
+        }
+        // The borrowed walk agrees with the owned one.
+        let text = serde_json::to_string(&stack).unwrap();
+        let parsed = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
+        let borrowed = materialise_document(parsed, &arena, Some(&Wiring::ALL), &|_| false);
+        prop_assert_eq!(&borrowed, &m);
+    }
+
+    /// The surface refinements are judged against (`spec`) is what the
+    /// bridge writes: the same properties in the same order, types,
+    /// allowed values and required list, for every registered action.
+    #[test]
+    fn the_spec_surface_is_the_written_schema(stack in stack()) {
+        use objectstack_spec::materialise::surface::{ObjectIndex, surface};
+        let arena = objectstack_spec::json::Arena::new();
+        let document = objectstack_spec::json::Map::from_serde(&stack, &arena);
+        let objects = objectstack_spec::collection::records(document.get("objects"), &arena);
+        let index = ObjectIndex::build(&objects);
+        let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+        for r in &m.registered {
+            let owner = match r.location.object {
+                Some(o) => index.at(o),
+                None => r.object.as_deref().and_then(|o| index.get(o)),
+            };
+            let action = objectstack_spec::json::Map::from_serde(&r.action, &arena);
+            let s = surface(action, owner, &index, &arena, r.row_context);
+            let schema = Value::Object(r.definition.parameters.clone());
+            let written: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+            let names: Vec<&str> = s.properties.iter().map(|(k, _)| *k).collect();
+            prop_assert_eq!(&names, &written);
+            for (name, p) in &s.properties {
+                let w = &schema["properties"][*name];
+                prop_assert_eq!(w["type"].as_str(), Some(p.kind), "{}", name);
+                let values = if p.kind == "array" { &w["items"]["enum"] } else { &w["enum"] };
+                prop_assert_eq!(values.is_array(), p.allowed.is_some(), "{} {}", name, w);
+                if let Some(allowed) = p.allowed {
+                    for v in values.as_array().unwrap() {
+                        let v = objectstack_spec::json::Value::from_serde(v, &arena);
+                        prop_assert!(allowed.allows(&v), "{} {:?}", name, v);
+                    }
+                }
+            }
+            let required: Vec<&str> = schema.get("required").and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            prop_assert_eq!(&s.required, &required);
+        }
+    }
+
+    #[test]
+    fn projections_meet_their_constraints(stack in refined_stack()) {
         let m = materialise(&stack, Some(&Wiring::ALL), &|_| false);
         let projected = mcp::tools(&m.registered);
         for tool in &projected.tools {

@@ -38,9 +38,15 @@ fn skip_cases() {
     let mut seen = Vec::new();
     for case in &cases {
         let name = case["case"].as_str().unwrap();
-        let stack = common::map(
+        let mut stack = common::map(
             json!({"objects": [{"name": "task", "actions": [case["action"].clone()]}]}),
         );
+        // A case with tool records (ADR-0109 Phase 2) and flows.
+        for key in ["tools", "flows"] {
+            if let Some(v) = case.get(key) {
+                stack.insert(key.into(), v.clone());
+            }
+        }
         let host: Vec<&str> = case["host"]
             .as_array()
             .map(|h| h.iter().filter_map(Value::as_str).collect())
@@ -57,7 +63,22 @@ fn skip_cases() {
         let w = wiring(&case["wiring"], &origins);
         let m = materialise(&stack, w.as_ref(), &|n| host.contains(&n));
         let expect = case["expect"].as_str().unwrap();
-        if expect == "registered" {
+        if case.get("tools").is_some() {
+            // The case's expected code is among the skips (the record's, or
+            // the superseded action's); `registered` names what registers.
+            let s = m.skipped.iter().find(|s| s.code.as_str() == expect);
+            let s = s.unwrap_or_else(|| panic!("{name}: {:?}", m.skipped));
+            if let Some(needle) = case["reason_contains"].as_str() {
+                assert!(s.reason.contains(needle), "{name}: {}", s.reason);
+            }
+            let registered: Vec<&str> = m.definitions().map(|d| d.name.as_str()).collect();
+            let want: Vec<&str> = case["registered"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            assert_eq!(registered, want, "{name}");
+            seen.push(s.code);
+        } else if expect == "registered" {
             assert_eq!(m.registered.len(), 1, "{name}: {:?}", m.skipped);
             assert!(m.skipped.is_empty(), "{name}");
         } else {

@@ -185,6 +185,11 @@ fn family_json(family: &FamilyReport) -> Value {
                 UnexpectedReason::NeedsApproval(because) => format!(
                     "needs confirmation (`{because}`) but the approval queue is not wired"
                 ),
+                UnexpectedReason::Superseded(by) => format!(
+                    "superseded by the refined tool(s) {}",
+                    by.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", ")
+                ),
+                UnexpectedReason::RecordSkipped { reason, .. } => reason.clone(),
             };
             json!({"name": tool.name, "code": tool.reason.code(), "path": tool.path, "message": message})
         })
@@ -228,9 +233,9 @@ impl fmt::Display for Report {
 }
 
 /// Checks what `package` registers: the static names against its curated
-/// group, and, given a stack, the `action_*` names against the stack's
-/// actions (without a stack they count as static names under a family
-/// prefix). Names registered twice are reported whichever check sees them.
+/// group, and, given a stack, the `action_*` names and the refined tools
+/// of bound tool records against the stack (without a stack they count as
+/// static names). Names registered twice are reported whichever check sees them.
 pub fn check(
     package: &str,
     registered: &[&str],
@@ -239,8 +244,14 @@ pub fn check(
     let (group, tally) = package::prepare(package, registered)?;
     let materialised =
         stack.map(|s| materialised::check_materialised(s.stack, registered, s.approval));
-    let in_family =
-        |name: &str| stack.is_some() && name.starts_with(objectstack_registry::ACTION_PREFIX);
+    // With a stack, the materialised check takes the `action_*` names and
+    // the names of bound tool records (their refined tools).
+    let bound = stack.map(|s| materialised::bound_record_names(s.stack));
+    let in_family = |name: &str| {
+        bound.as_ref().is_some_and(|bound| {
+            name.starts_with(objectstack_registry::ACTION_PREFIX) || bound.contains(name)
+        })
+    };
     Ok(Report {
         package: package::report_for(group, &tally, in_family),
         materialised,

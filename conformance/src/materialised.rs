@@ -15,6 +15,13 @@
 //! only when the approval queue is wired ([`Approval::Wired`]); otherwise
 //! the runtime must skip it, and the report lists it as held for approval.
 //!
+//! Bound tool records (ADR-0109 Phase 2) refine the family: when a record
+//! binds action `x`, `action_x` is superseded and must not be registered,
+//! and each record the predicate says refines its executable
+//! ([`objectstack_spec::materialise::refine::judge_all`]) must be registered
+//! under the record's name. Registered names outside `action_*` are checked
+//! only when a bound record has that name.
+//!
 //! The check assumes the runtime is otherwise fully wired (an automation
 //! service for flows, an HTTP client or base URL for `api` actions).
 
@@ -23,6 +30,7 @@ use std::fmt;
 
 use objectstack_registry as registry;
 use objectstack_spec::collection::records_of;
+use objectstack_spec::materialise::refine::{self, ActionAt, Binding, Reserved, Superseded};
 use objectstack_spec::materialise::{
     ConfirmationReason, StaticSkip, needs_confirmation, static_skip,
 };
@@ -62,6 +70,17 @@ pub enum UnexpectedReason {
     /// The action materialises but needs confirmation, and the approval
     /// queue is not wired.
     NeedsApproval(ConfirmationReason),
+    /// A tool record binds the action, so its refinements register
+    /// instead (the records' names).
+    Superseded(Vec<String>),
+    /// A bound tool record of that name does not refine its executable:
+    /// the predicate's code and reason.
+    RecordSkipped {
+        /// The code (`binding_widens`, `binding_not_exposed`, ...).
+        code: &'static str,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl UnexpectedReason {
@@ -72,6 +91,8 @@ impl UnexpectedReason {
             UnexpectedReason::NoSuchAction => "no_such_action",
             UnexpectedReason::DoesNotMaterialise(skip) => skip.code(),
             UnexpectedReason::NeedsApproval(_) => "needs_approval",
+            UnexpectedReason::Superseded(_) => "superseded",
+            UnexpectedReason::RecordSkipped { code, .. } => code,
         }
     }
 }
@@ -155,15 +176,27 @@ impl FamilyReport {
                     "stop registering `{name}`: action `{action}` ({at}) does not materialise, and the runtime must decide with the same predicate as the lint (objectstack_spec::materialise::static_skip); the action's fault: {skip}"
                 ),
                 UnexpectedReason::NeedsApproval(because) => format!(
-                    "stop registering `{name}` while the approval queue is not wired: action `{action}` ({at}) needs confirmation (`{because}`) and would run unattended; or wire the queue and check with approval"
+                    "stop registering `{name}` while the approval queue is not wired: `{name}` ({at}) needs confirmation (`{because}`) and would run unattended; or wire the queue and check with approval"
+                ),
+                UnexpectedReason::Superseded(by) => format!(
+                    "stop registering `{name}`: a tool record binds action `{action}`, so the refined {} `{}` register instead (objectstack_spec::materialise::refine::Superseded)",
+                    plural(by.len(), "tool", "tools"),
+                    by.join("`, `")
+                ),
+                UnexpectedReason::RecordSkipped { code, reason } => format!(
+                    "stop registering `{name}`: the tool record ({at}) does not refine its executable [{code}]: {reason}"
                 ),
             });
         }
         for MissingTool { name, path } in &self.missing {
-            let action = registry::action_name(name).unwrap_or("");
-            fixes.push(format!(
-                "register `{name}` for action `{action}` ({path}): it materialises, so the lint lets skills name it; if the runtime is right to skip it, change the action so the static predicate agrees"
-            ));
+            fixes.push(match registry::action_name(name) {
+                Some(action) => format!(
+                    "register `{name}` for action `{action}` ({path}): it materialises, so the lint lets skills name it; if the runtime is right to skip it, change the action so the static predicate agrees"
+                ),
+                None => format!(
+                    "register `{name}` for the tool record ({path}): it refines its executable (objectstack_spec::materialise::refine::judge), so the lint lets skills name it"
+                ),
+            });
         }
         fixes
     }
@@ -214,6 +247,19 @@ impl FamilyReport {
                         line_safe(path),
                         line_safe(&because.to_string())
                     )?,
+                    (UnexpectedReason::Superseded(by), Some(path)) => writeln!(
+                        f,
+                        "    ! {name} ({}): superseded by the refined {} `{}`",
+                        line_safe(path),
+                        plural(by.len(), "tool", "tools"),
+                        line_safe(&by.join("`, `"))
+                    )?,
+                    (UnexpectedReason::RecordSkipped { code, reason }, Some(path)) => writeln!(
+                        f,
+                        "    ! {name} ({}): the record does not refine its executable [{code}]: {}",
+                        line_safe(path),
+                        line_safe(reason)
+                    )?,
                 }
             }
         }
@@ -256,6 +302,20 @@ impl fmt::Display for FamilyReport {
     }
 }
 
+/// The names of the stack's bound tool records (any `binding`): the names
+/// the materialised check judges besides `action_*`.
+pub fn bound_record_names(stack: &Map<String, Value>) -> BTreeSet<String> {
+    let arena = objectstack_spec::json::Arena::new();
+    let stack = objectstack_spec::json::Map::from_serde(stack, &arena);
+    records_of(stack, "tools", &arena)
+        .iter()
+        .filter(|t| refine::binding(t.fields).is_some())
+        .filter_map(|t| t.name().filter(|n| !n.is_empty()).map(str::to_owned))
+        // A platform name stays the package check's.
+        .filter(|n| registry::owner(n).is_none())
+        .collect()
+}
+
 /// Checks the registered `action_*` names against the actions of `stack`
 /// (see the module docs). Names outside the family are ignored; a name
 /// registered twice counts once.
@@ -268,7 +328,7 @@ pub fn check_materialised(
     let registered: BTreeSet<&str> = registered
         .iter()
         .copied()
-        .filter(|name| name.starts_with(registry::ACTION_PREFIX))
+        .filter(|name| name.starts_with(registry::ACTION_PREFIX) || statuses.contains_key(*name))
         .collect();
     let mut report = FamilyReport {
         approval,
@@ -296,6 +356,18 @@ pub fn check_materialised(
                 path,
                 UnexpectedReason::DoesNotMaterialise(skip.clone()),
             )),
+            Some(Status::Superseded { path, by }) => report
+                .unexpected
+                .push(unexpected(path, UnexpectedReason::Superseded(by.clone()))),
+            Some(Status::RecordSkipped { path, code, reason }) => {
+                report.unexpected.push(unexpected(
+                    path,
+                    UnexpectedReason::RecordSkipped {
+                        code,
+                        reason: reason.clone(),
+                    },
+                ))
+            }
             None => report.unexpected.push(UnexpectedTool {
                 name: (*name).to_owned(),
                 path: None,
@@ -317,7 +389,7 @@ pub fn check_materialised(
                 path: path.clone(),
                 because: *because,
             }),
-            Status::Skipped { .. } => {}
+            Status::Skipped { .. } | Status::Superseded { .. } | Status::RecordSkipped { .. } => {}
         }
     }
     report
@@ -336,6 +408,14 @@ enum Status {
     },
     /// An action exists but does not materialise.
     Skipped { path: String, skip: StaticSkip },
+    /// A tool record binds the action: the raw tool must not register.
+    Superseded { path: String, by: Vec<String> },
+    /// A bound tool record that does not refine its executable.
+    RecordSkipped {
+        path: String,
+        code: &'static str,
+        reason: String,
+    },
 }
 
 impl Status {
@@ -343,7 +423,7 @@ impl Status {
         match self {
             Status::Expected { .. } => 2,
             Status::Held { .. } => 1,
-            Status::Skipped { .. } => 0,
+            Status::Skipped { .. } | Status::Superseded { .. } | Status::RecordSkipped { .. } => 0,
         }
     }
 }
@@ -358,12 +438,26 @@ fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<S
     let stack = objectstack_spec::json::Map::from_serde(stack, &arena);
     let mut statuses = BTreeMap::new();
     let root = JsonPath::root();
+    let tools = records_of(stack, "tools", &arena);
+    let superseded = Superseded::of(tools.iter().map(|t| t.fields));
     let mut visit = |actions: Vec<objectstack_spec::collection::Record<'_>>, base: JsonPath| {
         for action in actions {
             let Some(name) = action.name().filter(|n| !n.is_empty()) else {
                 continue;
             };
             let path = base.index(action.index()).to_string();
+            if superseded.contains(name) && static_skip(action.fields).is_none() {
+                let by = superseded
+                    .refined_by(name)
+                    .iter()
+                    .map(|b| (*b).to_owned())
+                    .collect();
+                statuses.insert(
+                    registry::action_tool_name(name),
+                    Status::Superseded { path, by },
+                );
+                continue;
+            }
             let status = match static_skip(action.fields) {
                 Some(skip) => Status::Skipped { path, skip },
                 None => match (needs_confirmation(action.fields), approval) {
@@ -381,11 +475,97 @@ fn action_statuses(stack: &Map<String, Value>, approval: Approval) -> BTreeMap<S
         }
     };
     visit(records_of(stack, "actions", &arena), root.key("actions"));
-    for object in records_of(stack, "objects", &arena) {
+    let objects = records_of(stack, "objects", &arena);
+    for object in &objects {
         let base = root.key("objects").index(object.index()).key("actions");
         visit(records_of(object.fields, "actions", &arena), base);
     }
+    refinement_statuses(stack, &arena, &tools, &objects, approval, &mut statuses);
+    // A superseded tool names the records that refine its action, when
+    // any does.
+    let refining: BTreeSet<String> = statuses
+        .iter()
+        .filter(|(_, s)| matches!(s, Status::Expected { .. } | Status::Held { .. }))
+        .map(|(n, _)| n.clone())
+        .collect();
+    for status in statuses.values_mut() {
+        if let Status::Superseded { by, .. } = status
+            && by.iter().any(|b| refining.contains(b))
+        {
+            by.retain(|b| refining.contains(b));
+        }
+    }
     statuses
+}
+
+/// The status of each bound tool record's name (the first record of a
+/// name decides it).
+fn refinement_statuses<'a>(
+    stack: &'a objectstack_spec::json::Map<'a>,
+    arena: &'a objectstack_spec::json::Arena,
+    tools: &[objectstack_spec::collection::Record<'a>],
+    objects: &[objectstack_spec::collection::Record<'a>],
+    approval: Approval,
+    statuses: &mut BTreeMap<String, Status>,
+) {
+    let judged = refine::judge_stacks(
+        &[stack],
+        arena,
+        Reserved {
+            platform: &registry::owner,
+            family_prefixes: registry::FAMILY_PREFIXES,
+        },
+    );
+    let actions: Vec<ActionAt<'a>> = records_of(stack, "actions", arena)
+        .into_iter()
+        .chain(
+            objects
+                .iter()
+                .flat_map(|o| records_of(o.fields, "actions", arena)),
+        )
+        .map(|a| ActionAt {
+            action: a.fields,
+            owner: None,
+        })
+        .collect();
+    for (record, outcome) in tools.iter().zip(judged) {
+        let Some(name) = record.name().filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        // A platform name stays the package check's.
+        if statuses.contains_key(name) || registry::owner(name).is_some() {
+            continue;
+        }
+        let path = JsonPath::root()
+            .key("tools")
+            .index(record.index())
+            .to_string();
+        let status = match outcome {
+            Ok(None) => continue,
+            Ok(Some(r)) => {
+                let gate = (r.requires_confirmation == Some(true))
+                    .then_some(ConfirmationReason::AiRequiresConfirmation);
+                let because = match r.binding {
+                    Binding::Action(a) => actions
+                        .iter()
+                        .find(|at| at.action.get("name").and_then(|n| n.as_str()) == Some(a))
+                        .and_then(|at| needs_confirmation(at.action))
+                        .or(gate),
+                    Binding::Flow(_) => gate,
+                };
+                match (because, approval) {
+                    (Some(because), Approval::NotWired) => Status::Held { path, because },
+                    _ => Status::Expected { path },
+                }
+            }
+            Err(skip) => Status::RecordSkipped {
+                path,
+                code: skip.code(),
+                reason: skip.reason(refine::binding(record.fields).and_then(Result::ok)),
+            },
+        };
+        statuses.insert(name.to_owned(), status);
+    }
 }
 
 #[cfg(test)]

@@ -151,7 +151,9 @@ pub(crate) fn build(
     for skipped in &materialised.skipped {
         notes.push(format!(
             "{} not served [{}]: {}",
-            skipped.action, skipped.code, skipped.reason
+            skipped.tool.as_deref().unwrap_or(&skipped.action),
+            skipped.code,
+            skipped.reason
         ));
     }
     for warning in &materialised.warnings {

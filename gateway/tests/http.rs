@@ -627,3 +627,80 @@ async fn two_gateways_sharing_one_store_run_an_approved_action_once() {
     first.stop().await;
     second.stop().await;
 }
+
+#[tokio::test]
+async fn refined_tools_are_served_and_dispatched_as_their_actions() {
+    // ADR-0109 Phase 2: bound tool records replace the action tools they
+    // refine; a call runs on the action's route, with the pinned values.
+    let fake = Fake::start().await;
+    fake.add_record("ticket", "t1", json!({"subject": "Printer on fire"}));
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/refined-tools.json");
+    let running = start(&fake, |config| config.stacks = vec![example]).await;
+    let alice = client(&running, ALICE, ProtocolVersion::V_2025_11_25).await;
+    let tools = alice.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for refined in [
+        "close_as_fixed",
+        "close_with_reason",
+        "hand_over",
+        "purge_ticket",
+    ] {
+        assert!(names.contains(&refined), "{refined} not in {names:?}");
+    }
+    assert!(
+        !names.iter().any(|n| n.starts_with("action_")),
+        "a superseded raw tool is served: {names:?}"
+    );
+    let fixed = tools.iter().find(|t| t.name == "close_as_fixed").unwrap();
+    assert_eq!(fixed.title.as_deref(), Some("Close as fixed"));
+    assert_eq!(
+        fixed.input_schema.get("additionalProperties"),
+        Some(&json!(false))
+    );
+
+    fake.clear();
+    let done = call(
+        &alice,
+        "close_as_fixed",
+        json!({"recordId": "t1", "note": "New toner"}),
+    )
+    .await;
+    assert_eq!(done.is_error, Some(false), "{}", text(&done));
+    let received = fake.received();
+    assert_eq!(received.len(), 2, "{received:?}");
+    assert_eq!(received[0].path, "/api/v1/data/ticket/t1");
+    assert!(
+        received[1]
+            .path
+            .starts_with("/api/v1/actions/ticket/close_ticket"),
+        "{}",
+        received[1].path
+    );
+    assert_eq!(
+        received[1].body,
+        json!({"params": {"note": "New toner", "resolution": "fixed"}})
+    );
+
+    // A parameter the record hides is refused before anything is sent.
+    fake.clear();
+    let hidden = call(
+        &alice,
+        "close_as_fixed",
+        json!({"recordId": "t1", "hours": 3}),
+    )
+    .await;
+    assert_eq!(hidden.is_error, Some(true));
+    assert!(fake.received().is_empty());
+
+    // The gate of the action holds, whatever the record says.
+    let purge = call(&alice, "purge_ticket", json!({"recordId": "t1"})).await;
+    let envelope: Value = serde_json::from_str(&text(&purge)).unwrap();
+    assert_eq!(envelope["status"], json!("pending_approval"), "{envelope}");
+    assert!(
+        fake.received()
+            .iter()
+            .all(|r| !r.path.contains("delete_ticket"))
+    );
+    alice.cancel().await.unwrap();
+    running.stop().await;
+}

@@ -454,7 +454,8 @@ mod tests {
         let baseline = Baseline::from_json(&Baseline::from_findings(&findings).to_json()).unwrap();
         let after = json!({
             "tools": [
-                {"name": "first", "label": "First", "description": "Runs the nightly flow.",
+                {"name": "first", "label": "First",
+                 "description": "Runs the nightly flow that archives last month's closed tickets.",
                  "parameters": {"type": "object", "properties": {}},
                  "binding": {"type": "flow", "name": "f"}},
                 {"name": "lonely"}

@@ -120,6 +120,18 @@ pub fn documentation(id: &str) -> Option<(Severity, String, String)> {
     }
 }
 
+/// The tool names a runtime registers from these stacks (composed) with
+/// everything wired, as the lint's universe sees them: each materialised
+/// `action_<name>` that no tool record supersedes, then each bound record
+/// that refines its executable (ADR-0109 Phase 2), each name once and no
+/// platform name. The bridge's registration holds to this (a property
+/// test in the bridge checks it).
+pub fn materialised_names(roots: &[&objectstack_spec::json::Map<'_>]) -> Vec<String> {
+    let arena = objectstack_spec::json::Arena::new();
+    let stack = stack::Stack::new(roots, &arena);
+    rule::Context::new(&stack).materialised
+}
+
 /// The known id nearest to `id`, for "did you mean" messages.
 pub fn nearest_rule_id(id: &str) -> Option<&'static str> {
     universe::nearest(id, rule_ids())

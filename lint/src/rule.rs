@@ -12,6 +12,9 @@ use std::sync::OnceLock;
 /// A fast hasher for names from the document.
 type FastHash = foldhash::fast::RandomState;
 
+use objectstack_spec::materialise::refine::{
+    self, ActionAt, RecordSkip, Refinement, Reserved, Superseded,
+};
 use objectstack_spec::materialise::{ConfirmationReason, materialises, needs_confirmation};
 use objectstack_spec::path::JsonPath;
 
@@ -210,6 +213,15 @@ pub(crate) struct Context<'s, 'a> {
     /// that materialises and needs confirmation, with the reason; decided
     /// once per action, so rules pay one lookup per reference.
     pub(crate) needs_approval: HashMap<&'s str, (usize, ConfirmationReason), FastHash>,
+    /// The actions tool records bind (their `action_<name>` is superseded).
+    pub(crate) superseded: Superseded<'a>,
+    /// What the predicate says of each tool record (by index into
+    /// `stack.tools`): `Ok(None)` for an unbound record.
+    pub(crate) refinements: Vec<Result<Option<Refinement<'a>>, RecordSkip>>,
+    /// The tool names a runtime registers from this stack with everything
+    /// wired: each materialised `action_<name>` no record supersedes, then
+    /// each refined tool (platform names excluded, each name once).
+    pub(crate) materialised: Vec<String>,
     /// Indexed candidate lists for "did you mean" over action, flow and
     /// skill names, built on first use.
     action_names: OnceLock<Universe>,
@@ -273,6 +285,30 @@ impl<'s, 'a> Context<'s, 'a> {
                 unexposed.insert(name);
             }
         }
+        let superseded = Superseded::of(stack.tools.iter().map(|t| t.fields()));
+        let mut materialised = Vec::new();
+        let mut seen: HashSet<&str, FastHash> = HashSet::default();
+        for action in &stack.actions {
+            if let Some(name) = action.entry.name()
+                && !superseded.contains(name)
+                && !seen.contains(name)
+                && materialises(action.entry.fields())
+            {
+                seen.insert(name);
+                let tool = objectstack_registry::action_tool_name(name);
+                if !objectstack_registry::is_platform_tool(&tool) {
+                    materialised.push(tool);
+                }
+            }
+        }
+        let refinements = judge_records(stack);
+        for outcome in &refinements {
+            if let Ok(Some(r)) = outcome
+                && !materialised.iter().any(|m| m == r.name)
+            {
+                materialised.push(r.name.to_owned());
+            }
+        }
         Context {
             stack,
             universe: Universe::new(names),
@@ -280,6 +316,9 @@ impl<'s, 'a> Context<'s, 'a> {
             next_same_name,
             unexposed,
             needs_approval,
+            superseded,
+            refinements,
+            materialised,
             action_names: OnceLock::new(),
             flow_names: OnceLock::new(),
             skill_names: OnceLock::new(),
@@ -337,6 +376,36 @@ impl<'s, 'a> Context<'s, 'a> {
             None => self.universe.contains(reference),
         }
     }
+}
+
+/// The predicate's answer for every tool record
+/// ([`refine::judge_all`]), over the composed collections.
+fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>> {
+    // Map-shaped `params` of bound actions are read into this arena while
+    // the surfaces are judged; the judgements borrow only the records.
+    let arena = objectstack_spec::json::Arena::new();
+    let tools: Vec<_> = stack.tools.iter().map(|t| t.fields()).collect();
+    let actions: Vec<ActionAt<'_>> = stack
+        .actions
+        .iter()
+        .map(|a| ActionAt {
+            action: a.entry.fields(),
+            owner: a.owner,
+        })
+        .collect();
+    let objects: Vec<_> = stack.objects.iter().map(|o| o.record).collect();
+    let flows: HashSet<&str, FastHash> = stack.flows.iter().filter_map(|f| f.name()).collect();
+    refine::judge_all(
+        &tools,
+        &actions,
+        &objects,
+        &|f| flows.contains(f),
+        &arena,
+        Reserved {
+            platform: &objectstack_registry::owner,
+            family_prefixes: objectstack_registry::FAMILY_PREFIXES,
+        },
+    )
 }
 
 fn index<'n>(names: impl Iterator<Item = &'n str>) -> Universe {

@@ -82,6 +82,10 @@ pub(crate) struct ActionEntry<'a> {
     /// The owning object's label (name or `#i`), `None` at stack level;
     /// shared by the object's actions.
     pub(crate) object: Option<std::sync::Arc<str>>,
+    /// The object whose actions it belongs to, as an index into
+    /// [`Stack::objects`]: where it is written, or for a stack-level action
+    /// the object its `objectName` names (as `defineStack` joins it).
+    pub(crate) owner: Option<usize>,
 }
 
 impl ActionEntry<'_> {
@@ -110,6 +114,8 @@ pub(crate) struct Stack<'a> {
     pub(crate) agents: Vec<Entry<'a>>,
     /// `flows`.
     pub(crate) flows: Vec<Entry<'a>>,
+    /// `objects`.
+    pub(crate) objects: Vec<Entry<'a>>,
 }
 
 fn collection<'a>(
@@ -155,12 +161,14 @@ impl<'a> Stack<'a> {
                     collection(source, root, "actions", arena).map(|entry| ActionEntry {
                         entry,
                         object: None,
+                        owner: None,
                     }),
                 );
         }
         stack.stack_actions = stack.actions.len();
         for (source, root) in roots.iter().enumerate() {
             for object in collection(source, root, "objects", arena) {
+                let owner = Some(stack.objects.len());
                 let label: std::sync::Arc<str> = object.label().into();
                 for record in records(object.record.get("actions"), arena) {
                     stack.actions.push(ActionEntry {
@@ -171,9 +179,26 @@ impl<'a> Stack<'a> {
                             owner: Some(object.record.origin),
                         },
                         object: Some(label.clone()),
+                        owner,
                     });
                 }
+                stack.objects.push(object);
             }
+        }
+        // A stack-level action whose `objectName` names an object belongs
+        // to it (the last object of a name, as the bridge indexes them).
+        let by_name: std::collections::HashMap<&str, usize> = stack
+            .objects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| Some((o.record.name()?, i)))
+            .collect();
+        for action in stack.actions.iter_mut().take(stack.stack_actions) {
+            action.owner = action
+                .entry
+                .record
+                .str("objectName")
+                .and_then(|n| by_name.get(n).copied());
         }
         stack
     }

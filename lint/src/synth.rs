@@ -204,6 +204,8 @@ struct Model {
     actions: Vec<Action>,
     /// Tool record `i` binds action `tools[i]`.
     tools: Vec<usize>,
+    /// Whether a record binds action `i`.
+    bound: Vec<bool>,
     references: Vec<String>,
 }
 
@@ -236,10 +238,17 @@ impl Model {
             })
             .collect();
         let tools: Vec<usize> = (0..n / 50).map(|i| (i * 5) % action_count.max(1)).collect();
+        let mut bound = vec![false; actions.len()];
+        for &a in &tools {
+            if let Some(b) = bound.get_mut(a) {
+                *b = true;
+            }
+        }
         let mut model = Model {
             objects,
             actions,
             tools,
+            bound,
             references: Vec::with_capacity(n),
         };
         model.references = model.make_references(config);
@@ -304,7 +313,13 @@ impl Model {
         } else if roll < 10 && !self.tools.is_empty() {
             tool_name(&self.actions[self.tools[rng.below(self.tools.len())]])
         } else {
-            let action = &self.actions[rng.below(self.actions.len())];
+            // A bound action's raw tool is superseded by its record
+            // (ADR-0109 Phase 2): name the next action instead.
+            let mut a = rng.below(self.actions.len());
+            if self.actions.len() > 1 && self.bound.get(a) == Some(&true) {
+                a = (a + 1) % self.actions.len();
+            }
+            let action = &self.actions[a];
             format!(
                 "{}{}",
                 objectstack_registry::ACTION_PREFIX,
@@ -401,7 +416,7 @@ impl Model {
                     NOUNS[action.object % NOUNS.len()]
                 ),
             );
-            out.push_str(",\"parameters\":{\"type\":\"object\",\"properties\":{}}");
+            // No `parameters`: a bound record takes its action's.
             out.push_str(",\"binding\":{\"type\":\"action\",\"name\":");
             push_str(out, &action_name(action));
             out.push_str("}}");

@@ -186,6 +186,8 @@ fn approval_follows_the_backing_action() {
             json!({"mode": "delete", "ai": {"requiresConfirmation": false}}),
         ),
         ("plain", json!({})),
+        // Bound by `wrapped` below: its raw tool is superseded.
+        ("purge", json!({"mode": "delete"})),
     ] {
         let mut a = exposed(extra);
         a["name"] = json!(name);
@@ -193,7 +195,7 @@ fn approval_follows_the_backing_action() {
     }
     let caps = build_caps(&stack(json!({
         "actions": actions,
-        "tools": [{"name": "wrapped", "binding": {"type": "action", "name": "wipe"}}],
+        "tools": [{"name": "wrapped", "binding": {"type": "action", "name": "purge"}}],
         "skills": [{"name": "s", "tools": ["action_*", "wrapped"]}],
         "agents": [{"name": "bot", "skills": ["s"]}]
     })));
@@ -219,6 +221,8 @@ fn approval_follows_the_backing_action() {
     // A tool record bound to a destructive action inherits its gate.
     assert_eq!(approval("wrapped"), Some(ConfirmationReason::ModeDelete));
     assert_eq!(caps.tool("wrapped").unwrap().status, ToolStatus::Ready);
+    // The raw tool of a bound action is not a tool (ADR-0109 Phase 2).
+    assert!(caps.tool("action_purge").is_none());
 
     // Summarised, the wildcard counts what it hides.
     let json: Value = serde_json::from_str(&render(&caps, Format::Json, Some("bot"))).unwrap();
@@ -348,8 +352,10 @@ fn map_shaped_collections_are_keyed_by_name() {
         "skills": {"billing": {"tools": ["action_send_invoice", "lookup", "nope"]}},
         "agents": {"clerk": {"skills": ["billing", "missing"]}}
     })));
-    assert_eq!(effective(&caps, "clerk"), ["action_send_invoice", "lookup"]);
-    let action = &caps.actions[caps.tool("action_send_invoice").unwrap().action.unwrap()];
+    // The record supersedes `action_send_invoice`: the effective set has
+    // the refined name, and the raw name is dead, pointing at it.
+    assert_eq!(effective(&caps, "clerk"), ["lookup"]);
+    let action = &caps.actions[caps.tool("lookup").unwrap().action.unwrap()];
     assert_eq!(action.object, Some("invoice"));
     assert_eq!(action.path(), "objects[0].actions[0]");
     assert_eq!(
@@ -361,6 +367,11 @@ fn map_shaped_collections_are_keyed_by_name() {
     assert_eq!(
         dead(&caps, "clerk"),
         [
+            (
+                DeadKind::ToolSuperseded,
+                "action_send_invoice".into(),
+                "skills[0].tools[0]".into()
+            ),
             (
                 DeadKind::ToolUnresolved,
                 "nope".into(),

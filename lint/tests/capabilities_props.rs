@@ -138,9 +138,21 @@ fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = objectstack_registry::all_names()
         .map(str::to_owned)
         .collect();
+    // Actions a record binds: their raw tools are superseded (ADR-0109
+    // Phase 2), so they are not tools.
+    let mut bound = BTreeSet::new();
     for t in records(stack.get("tools")) {
         if let Some(n) = t.name() {
             names.insert(n.to_owned());
+        }
+        if let Some(Value::Object(b)) = t.get("binding")
+            && b.get("type").and_then(Value::as_str) == Some("action")
+            && let Some(a) = b
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|a| !a.is_empty())
+        {
+            bound.insert(a.to_owned());
         }
     }
     let mut actions: Vec<Map<String, Value>> = records(stack.get("actions"))
@@ -156,6 +168,7 @@ fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
     }
     for a in actions {
         if let Some(n) = a.get("name").and_then(Value::as_str)
+            && !bound.contains(n)
             && materialises(objectstack_spec::json::Map::from_serde(
                 &a,
                 &objectstack_spec::json::Arena::new(),

@@ -198,6 +198,12 @@ fn same_key(a: &str, b: &str) -> bool {
 const INDEXED_FROM: usize = 16;
 
 impl<'a> Map<'a> {
+    /// The empty object.
+    pub const EMPTY: Map<'a> = Map {
+        entries: &[],
+        extra: None,
+    };
+
     /// The value under `key`.
     pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
         let entries = self.entries;

@@ -24,10 +24,16 @@
 //!    no `target` ([`StaticSkip::MissingTarget`]).
 //!
 //! "Set" means JavaScript truthiness throughout, as upstream reads it.
+//!
+//! Bound tool records (ADR-0109 Phase 2) have their predicate in
+//! [`refine`], judged against an action's [`surface`].
 
 use std::fmt;
 
 use crate::json::{Map, Value};
+
+pub mod refine;
+pub mod surface;
 
 use crate::json::{kind as json_kind, truthy as is_truthy};
 

@@ -1066,7 +1066,9 @@ pub struct ParamHint {
 #[serde(rename_all = "camelCase")]
 #[schemars(extend(
     "additionalProperties" = false,
-    "patternProperties" = { "^_(lock|lockReason|lockSource|provenance|packageId|packageVersion|lockDocsUrl)$": true }
+    "patternProperties" = { "^_(lock|lockReason|lockSource|provenance|packageId|packageVersion|lockDocsUrl)$": true },
+    "anyOf" = [{ "required": ["parameters"] }, { "required": ["binding"] }],
+    "dependentRequired" = { "requiresConfirmation": ["binding"] }
 ))]
 pub struct Tool {
     /// Tool name, `^[a-z_][a-z0-9_]*$`.
@@ -1076,8 +1078,24 @@ pub struct Tool {
     pub label: String,
     /// What the model reads to decide when to call the tool.
     pub description: String,
-    /// JSON Schema of the arguments.
-    pub parameters: Map<String, Value>,
+    /// JSON Schema of the arguments; required on an unbound record. A bound
+    /// record without it takes its action's parameters; with it, it may
+    /// only narrow them.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub parameters: Option<Map<String, Value>>,
+    /// Whether calls wait for a human's approval (bound records only; an
+    /// unbound record's is a retired key). `false` never relaxes an action
+    /// that needs confirmation.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub requires_confirmation: Option<bool>,
     /// JSON Schema of the result.
     #[serde(
         default,

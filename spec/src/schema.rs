@@ -151,7 +151,18 @@ mod tests {
         }
         assert_eq!(
             s["$defs"]["ToolEntry"]["required"],
-            serde_json::json!(["label", "description", "parameters"])
+            serde_json::json!(["label", "description"])
+        );
+        // `parameters` only when unbound; `requiresConfirmation` only when
+        // bound (ADR-0109 Phase 2).
+        let tool = &s["$defs"]["Tool"];
+        assert_eq!(
+            tool["anyOf"],
+            serde_json::json!([{"required": ["parameters"]}, {"required": ["binding"]}])
+        );
+        assert_eq!(
+            tool["dependentRequired"],
+            serde_json::json!({"requiresConfirmation": ["binding"]})
         );
     }
 }

@@ -13,7 +13,7 @@ use std::fmt;
 
 use objectstack_spec::AIToolDefinition;
 use objectstack_spec::collection::{self, is_array_index_key, js_order};
-use objectstack_spec::json::{self, Arena, Map, Number, Value};
+use objectstack_spec::json::{Arena, Map, Number, Value};
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 
@@ -26,98 +26,8 @@ pub(super) type Fast = foldhash::fast::RandomState;
 /// (U+2014) with a space either side.
 pub(crate) const LABEL_HELP_SEPARATOR: &str = " \u{2014} ";
 
-/// Field types whose values are JSON numbers.
-const NUMBER_TYPES: &[&str] = &[
-    "number",
-    "currency",
-    "percent",
-    "rating",
-    "slider",
-    "autonumber",
-];
-/// Field types whose values are JSON booleans.
-const BOOLEAN_TYPES: &[&str] = &["boolean", "toggle"];
-/// Field types whose values are arrays of strings.
-const ARRAY_TYPES: &[&str] = &["multiselect", "checkboxes", "tags"];
-
-/// One object's fields, by name.
-#[derive(Debug, Default)]
-pub(super) struct ObjectInfo<'v> {
-    fields: HashMap<&'v str, &'v Map<'v>, Fast>,
-}
-
-/// Every object of the stack by name, with its fields by name.
-#[derive(Debug, Default)]
-pub(super) struct ObjectIndex<'v> {
-    by_name: HashMap<&'v str, usize, Fast>,
-    objects: Vec<ObjectInfo<'v>>,
-}
-
-impl<'v> ObjectIndex<'v> {
-    /// Indexes the objects (read leniently). The LAST object of a name wins,
-    /// as in upstream's `new Map(objects.map(o => [o.name, o]))`; a
-    /// duplicate name is an invalid stack anyway.
-    pub(super) fn build(objects: &[collection::Record<'v>]) -> Self {
-        let mut index = ObjectIndex {
-            by_name: HashMap::with_capacity_and_hasher(objects.len(), Fast::default()),
-            objects: Vec::with_capacity(objects.len()),
-        };
-        for (i, object) in objects.iter().enumerate() {
-            if let Some(name) = object.name() {
-                index.by_name.insert(name, i);
-            }
-            index.objects.push(ObjectInfo {
-                fields: index_fields(object.get("fields")),
-            });
-        }
-        index
-    }
-
-    /// The object named `name`.
-    pub(super) fn get(&self, name: &str) -> Option<&ObjectInfo<'v>> {
-        self.by_name.get(name).and_then(|&i| self.objects.get(i))
-    }
-
-    /// The object at lenient index `i`.
-    pub(super) fn at(&self, i: usize) -> Option<&ObjectInfo<'v>> {
-        self.objects.get(i)
-    }
-
-    /// Whether some object is named `name`.
-    pub(super) fn contains(&self, name: &str) -> bool {
-        self.by_name.contains_key(name)
-    }
-}
-
-/// Indexes a `fields` collection by name, without copying. A map (the
-/// schema's shape) is looked up by KEY, as upstream's `fields[ref]` does:
-/// an entry's own `name` does not matter. An array (lenient input) is
-/// looked up by each entry's string `name`, the first of a name winning.
-/// Entries that are not objects carry nothing a parameter could read, so
-/// they are left out.
-fn index_fields<'v>(fields: Option<&'v Value<'v>>) -> HashMap<&'v str, &'v Map<'v>, Fast> {
-    let mut index = HashMap::default();
-    match fields {
-        Some(Value::Object(entries)) => {
-            index.reserve(entries.len());
-            for (key, entry) in entries.iter() {
-                if let Value::Object(field) = entry {
-                    index.insert(key, *field);
-                }
-            }
-        }
-        Some(Value::Array(entries)) => {
-            index.reserve(entries.len());
-            for field in entries.iter().filter_map(Value::as_object) {
-                if let Some(name) = field.get("name").and_then(Value::as_str) {
-                    index.entry(name).or_insert(field);
-                }
-            }
-        }
-        _ => {}
-    }
-    index
-}
+pub(super) use objectstack_spec::materialise::surface::{ObjectFields, ObjectIndex};
+use objectstack_spec::materialise::surface::{option_value, param_facts};
 
 /// The object an action acts on.
 #[derive(Debug, Clone, Copy)]
@@ -127,7 +37,7 @@ pub(super) struct Owner<'o, 'v> {
     /// The fields field-backed params read: the object whose `actions`
     /// hold the action (upstream's owning object), whatever `objectName`
     /// says; `None` for a stack-level action no object takes in.
-    pub(super) object: Option<&'o ObjectInfo<'v>>,
+    pub(super) object: Option<&'o ObjectFields<'v>>,
 }
 
 /// The tool definition of a materialised action, borrowed from the
@@ -159,8 +69,11 @@ pub(super) struct Owner<'o, 'v> {
 #[derive(Debug, Clone)]
 pub struct Definition<'a> {
     name: String,
+    /// A refined tool's label (the record's); upstream's definitions of
+    /// actions carry none.
+    label: Option<&'a str>,
     description: Description<'a>,
-    parameters: Parameters<'a>,
+    parameters: Params<'a>,
     category: Option<&'a str>,
     output_schema: Option<&'a Map<'a>>,
     object_name: Option<&'a str>,
@@ -194,7 +107,8 @@ impl<'a> Definition<'a> {
             name: self.name.clone(),
             // Upstream's bridge does not fill `label`; projections that need
             // a title read the action's label from the registration instead.
-            label: None,
+            // A refined tool carries its record's.
+            label: self.label.map(str::to_owned),
             description: self.description.to_string(),
             parameters: match serde_json::to_value(&self.parameters) {
                 Ok(serde_json::Value::Object(map)) => map,
@@ -215,11 +129,15 @@ impl Serialize for Definition<'_> {
         // The keys and their order are `AIToolDefinition`'s (camelCase,
         // absent options left out; `label` is never set).
         let len = 4
+            + usize::from(self.label.is_some())
             + usize::from(self.category.is_some())
             + usize::from(self.output_schema.is_some())
             + usize::from(self.object_name.is_some());
         let mut map = serializer.serialize_map(Some(len))?;
         map.serialize_entry("name", &self.name)?;
+        if let Some(label) = self.label {
+            map.serialize_entry("label", label)?;
+        }
         map.serialize_entry("description", &Display(&self.description))?;
         map.serialize_entry("parameters", &self.parameters)?;
         if let Some(category) = self.category {
@@ -255,15 +173,74 @@ pub(super) fn build<'a>(
         .and_then(Value::as_object);
     Definition {
         name: tool_name,
+        label: None,
         description: Description {
             base: ai_str("description").unwrap_or_default(),
             returns: output_schema.and_then(|s| s.get("properties")),
         },
-        parameters: parameters(action, owner, index, arena, row_context),
+        parameters: Params::Built(parameters(action, owner, index, arena, row_context)),
         category: ai_str("category"),
         output_schema,
         object_name: owner.name,
         requires_confirmation,
+    }
+}
+
+/// What a refined tool's definition is made of, besides the record.
+pub(super) struct Refined<'d, 'a> {
+    /// The bound action's own definition (`None` for a flow).
+    pub(super) action: Option<&'d Definition<'a>>,
+    /// The object the tool acts on.
+    pub(super) object_name: Option<&'a str>,
+    /// Whether calls wait for a human.
+    pub(super) requires_confirmation: bool,
+}
+
+/// The definition of a bound record's tool: the record's name, its
+/// description (else the action's), its `parameters` (else the action's),
+/// its `outputSchema` (else the action's), the action's category (`flow`
+/// for a flow).
+pub(super) fn refined<'a>(record: &'a Map<'a>, with: &Refined<'_, 'a>) -> Definition<'a> {
+    let output_schema = record
+        .get("outputSchema")
+        .and_then(Value::as_object)
+        .or_else(|| with.action.and_then(|a| a.output_schema));
+    let base = record
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+        .or_else(|| with.action.map(|a| a.description.base))
+        .unwrap_or_default();
+    let parameters = match (
+        record.get("parameters").and_then(Value::as_object),
+        with.action,
+    ) {
+        (Some(given), _) => Params::Given(given),
+        (None, Some(action)) => action.parameters.clone(),
+        (None, None) => Params::Given(&Map::EMPTY),
+    };
+    Definition {
+        name: record
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        label: record
+            .get("label")
+            .and_then(Value::as_str)
+            .filter(|l| !l.is_empty()),
+        description: Description {
+            base,
+            returns: output_schema.and_then(|s| s.get("properties")),
+        },
+        parameters,
+        category: match with.action {
+            Some(action) => action.category,
+            None => Some("flow"),
+        },
+        output_schema,
+        object_name: with.object_name,
+        requires_confirmation: with.requires_confirmation,
     }
 }
 
@@ -314,6 +291,38 @@ struct Display<'d, T>(&'d T);
 impl<T: fmt::Display> Serialize for Display<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self.0)
+    }
+}
+
+/// A definition's `parameters`: built from an action, or a bound
+/// record's own (written with `type: object` and `additionalProperties:
+/// false`, whatever the record says of them).
+#[derive(Debug, Clone)]
+enum Params<'a> {
+    Built(Parameters<'a>),
+    Given(&'a Map<'a>),
+}
+
+impl Serialize for Params<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Params::Built(p) => p.serialize(serializer),
+            Params::Given(schema) => {
+                let keep = |k: &str| k != "type" && k != "additionalProperties";
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("type", "object")?;
+                if !schema.contains_key("properties") {
+                    map.serialize_entry("properties", &Map::EMPTY.to_serde())?;
+                }
+                for (key, value) in js_entries(schema) {
+                    if keep(key) {
+                        map.serialize_entry(key, &JsOrdered(value))?;
+                    }
+                }
+                map.serialize_entry("additionalProperties", &false)?;
+                map.end()
+            }
+        }
     }
 }
 
@@ -530,15 +539,6 @@ impl Serialize for Enumeration<'_> {
     }
 }
 
-/// The string an `options` entry contributes, if any.
-fn option_value<'a>(option: &Value<'a>) -> Option<&'a str> {
-    match option {
-        Value::String(s) => Some(s),
-        Value::Object(o) => o.get("value").and_then(Value::as_str),
-        _ => None,
-    }
-}
-
 /// The properties of a schema under construction: in insertion order, a
 /// name set again keeping its place. Short lists (the usual case) are
 /// searched; long ones get an index, so a pathological action stays linear.
@@ -710,30 +710,14 @@ fn param_schema<'a>(
     owner: &Owner<'_, 'a>,
     index: &ObjectIndex<'a>,
 ) -> Option<(&'a str, Property<'a>, bool)> {
+    // The name, the field behind it, the type, the options and whether it
+    // is required are read by `spec` (the surface refinements are judged
+    // against); the rest of the schema is written here.
+    let facts = param_facts(param, owner.object, index)?;
     let p = Keys::of(param);
     let str_of = |v: Option<&'a Value<'a>>| v.and_then(Value::as_str);
-    let field_name = str_of(p.field).filter(|s| !s.is_empty());
-    // `param.name ?? param.field`, and no name at all drops the param: an
-    // empty `name` is a name (an unusable one), so it does not fall back
-    // to `field`. A name that is not a string is treated as absent.
-    let name = match p.name {
-        Some(Value::String(name)) => Some(*name),
-        _ => field_name,
-    }
-    .filter(|s| !s.is_empty())?;
-    let field = field_name.and_then(|field_name| {
-        let object = str_of(p.object_override)
-            .and_then(|o| index.get(o))
-            .or(owner.object);
-        object.and_then(|o| o.fields.get(field_name)).copied()
-    });
-    let f = field.map(Keys::of).unwrap_or_default();
-
-    let source_type = match given(p.kind) {
-        Some(kind) => kind.as_str(),
-        None => str_of(f.kind),
-    };
-    let json_type = json_type(source_type);
+    let f = facts.field.map(Keys::of).unwrap_or_default();
+    let json_type = facts.kind;
     let mut schema = Property::of_type(json_type);
 
     // A param label that is not a string (an i18n map) defers to the
@@ -757,7 +741,7 @@ fn param_schema<'a>(
     // string there is no enum, and, as upstream, no `items` either. A
     // missing, empty or non-list source leaves an array with
     // `items: {type: string}`.
-    match given(p.options).or_else(|| given(f.options)) {
+    match facts.options {
         Some(Value::Array(options)) if !options.is_empty() => {
             let values = Enumeration::Options(options);
             match (options.iter().any(|o| option_value(o).is_some()), json_type) {
@@ -773,11 +757,7 @@ fn param_schema<'a>(
     if let Some(default) = p.default_value {
         schema.set_default(default);
     }
-
-    // `Boolean(param.required ?? field.required ?? false)`: JavaScript
-    // truthiness of the first value that is present and not `null`.
-    let required = json::truthy(given(p.required).or_else(|| given(f.required)));
-    Some((name, schema, required))
+    Some((facts.name, schema, facts.required))
 }
 
 /// A value that is present and not `null` (what `??` keeps).
@@ -790,16 +770,10 @@ fn given<'v, 'a>(value: Option<&'v Value<'a>>) -> Option<&'v Value<'a>> {
 /// params and fields are.
 #[derive(Debug, Default, Clone, Copy)]
 struct Keys<'a> {
-    name: Option<&'a Value<'a>>,
-    field: Option<&'a Value<'a>>,
-    object_override: Option<&'a Value<'a>>,
-    kind: Option<&'a Value<'a>>,
     label: Option<&'a Value<'a>>,
     help_text: Option<&'a Value<'a>>,
     description: Option<&'a Value<'a>>,
-    options: Option<&'a Value<'a>>,
     default_value: Option<&'a Value<'a>>,
-    required: Option<&'a Value<'a>>,
 }
 
 impl<'a> Keys<'a> {
@@ -807,31 +781,15 @@ impl<'a> Keys<'a> {
         let mut keys = Keys::default();
         for (key, value) in map.iter() {
             let slot = match key {
-                "name" => &mut keys.name,
-                "field" => &mut keys.field,
-                "objectOverride" => &mut keys.object_override,
-                "type" => &mut keys.kind,
                 "label" => &mut keys.label,
                 "helpText" => &mut keys.help_text,
                 "description" => &mut keys.description,
-                "options" => &mut keys.options,
                 "defaultValue" => &mut keys.default_value,
-                "required" => &mut keys.required,
                 _ => continue,
             };
             *slot = Some(value);
         }
         keys
-    }
-}
-
-/// The JSON type a field type maps to.
-pub(crate) fn json_type(field_type: Option<&str>) -> &'static str {
-    match field_type {
-        Some(t) if NUMBER_TYPES.contains(&t) => "number",
-        Some(t) if BOOLEAN_TYPES.contains(&t) => "boolean",
-        Some(t) if ARRAY_TYPES.contains(&t) => "array",
-        _ => "string",
     }
 }
 

@@ -35,6 +35,15 @@
 //!    already registered in the host (the `already_registered` callback) or
 //!    was registered earlier in this walk. The name already taken wins.
 //!
+//! After every action, the walk visits the tool records in order
+//! (ADR-0109 Phase 2; the semantics are in the crate README, "Refined
+//! tools"): a bound record that the spec predicate
+//! ([`objectstack_spec::materialise::refine::judge`]) says refines its
+//! action or flow registers under its own name, after the action's wiring
+//! checks and the name checks; one that does not is skipped with the
+//! predicate's code. An action some record binds is skipped as
+//! `superseded` where it would otherwise register.
+//!
 //! Each registered action's [`AIToolDefinition`] follows behaviour.md
 //! "The tool definition" (see the crate README for the rules and the few
 //! deliberate differences from the old bridge).
@@ -48,10 +57,15 @@ use std::fmt;
 
 use objectstack_spec::AIToolDefinition;
 use objectstack_spec::collection::owned::records;
+use objectstack_spec::materialise::refine::{
+    self as spec_refine, Binding, RecordSkip, Reserved, Superseded, Target,
+};
+use objectstack_spec::materialise::surface::{object_of, surface};
 use objectstack_spec::materialise::{
     ConfirmationReason, Route, StaticSkip, acts_on_one_record, asserted_safe_despite_destructive,
     destructive_signal, needs_confirmation, route_or_skip, static_skip,
 };
+use objectstack_spec::model::BindingType;
 use objectstack_spec::{collection, json};
 use serde::Serialize;
 use serde::ser::SerializeStruct;
@@ -59,7 +73,7 @@ use serde_json::{Map, Value};
 
 pub use api::ApiScope;
 pub use definition::Definition;
-use definition::{Fast, ObjectIndex, Owner};
+use definition::{Fast, ObjectIndex, Owner, Refined};
 
 /// The services a runtime has wired, which decide whether `flow` and `api`
 /// actions can run and whether actions that need confirmation can be
@@ -142,6 +156,23 @@ pub enum SkipCode {
     MissingName,
     /// The tool name is already taken (platform tools win).
     NameCollision,
+    /// The action would register, but a tool record binds it: its
+    /// refinements register instead of `action_<name>`.
+    Superseded,
+    /// A tool record's `binding` is malformed.
+    InvalidBinding,
+    /// A tool record is named like a platform tool, or under a family
+    /// prefix (`action_`): a record never shadows the platform.
+    ShadowsPlatform,
+    /// A tool record binds an action or flow the stack does not declare.
+    BindingUnresolved,
+    /// A tool record binds an action that is not opted in (`ai.exposed`).
+    BindingNotExposed,
+    /// A tool record's own keys are malformed (`parameters`,
+    /// `requiresConfirmation`).
+    InvalidRecord,
+    /// A tool record's `parameters` widen its action's.
+    BindingWidens,
 }
 
 impl SkipCode {
@@ -160,6 +191,13 @@ impl SkipCode {
         SkipCode::RequiresConfirmation,
         SkipCode::MissingName,
         SkipCode::NameCollision,
+        SkipCode::Superseded,
+        SkipCode::InvalidBinding,
+        SkipCode::ShadowsPlatform,
+        SkipCode::BindingUnresolved,
+        SkipCode::BindingNotExposed,
+        SkipCode::InvalidRecord,
+        SkipCode::BindingWidens,
     ];
 
     /// The code as written in JSON output (`not_exposed`, ...).
@@ -178,6 +216,28 @@ impl SkipCode {
             SkipCode::RequiresConfirmation => "requires_confirmation",
             SkipCode::MissingName => "missing_name",
             SkipCode::NameCollision => "name_collision",
+            SkipCode::Superseded => "superseded",
+            SkipCode::InvalidBinding => "invalid_binding",
+            SkipCode::ShadowsPlatform => "shadows_platform",
+            SkipCode::BindingUnresolved => "binding_unresolved",
+            SkipCode::BindingNotExposed => "binding_not_exposed",
+            SkipCode::InvalidRecord => "invalid_record",
+            SkipCode::BindingWidens => "binding_widens",
+        }
+    }
+
+    /// The code of a tool record's skip reason.
+    pub fn of_record(skip: &RecordSkip) -> SkipCode {
+        match skip {
+            RecordSkip::InvalidBinding(_) => SkipCode::InvalidBinding,
+            RecordSkip::MissingName => SkipCode::MissingName,
+            RecordSkip::ShadowsPlatform { .. } => SkipCode::ShadowsPlatform,
+            RecordSkip::BindingUnresolved => SkipCode::BindingUnresolved,
+            RecordSkip::BindingNotExposed => SkipCode::BindingNotExposed,
+            RecordSkip::ActionSkipped(s) => SkipCode::of_static(s),
+            RecordSkip::MissingDescription => SkipCode::MissingDescription,
+            RecordSkip::InvalidRecord(_) => SkipCode::InvalidRecord,
+            RecordSkip::Widens { .. } => SkipCode::BindingWidens,
         }
     }
 
@@ -213,6 +273,10 @@ pub enum WarningCode {
     /// `variant: danger`) but asserts `ai.requiresConfirmation: false`, so
     /// it registers and runs unattended.
     DestructiveUnattended,
+    /// A tool record sets `requiresConfirmation: false` on an action that
+    /// needs confirmation: `false` never relaxes it, and the tool stays
+    /// gated.
+    ConfirmationNotRelaxed,
 }
 
 impl WarningCode {
@@ -220,6 +284,7 @@ impl WarningCode {
     pub fn as_str(self) -> &'static str {
         match self {
             WarningCode::DestructiveUnattended => "destructive_unattended",
+            WarningCode::ConfirmationNotRelaxed => "confirmation_not_relaxed",
         }
     }
 }
@@ -236,24 +301,88 @@ impl Serialize for WarningCode {
     }
 }
 
-/// Where an action sits in the stack, with its position in the walk.
+/// Where an action (or a tool record) sits in the stack, with its
+/// position in the walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Location {
-    /// Position in the walk (0 for the first action visited).
+    /// Position in the walk (0 for the first action visited; tool records
+    /// come after every action).
     pub ordinal: usize,
     /// Lenient index of the owning object in `objects`, or `None` for a
-    /// stack-level action.
+    /// stack-level action or a tool record.
     pub object: Option<usize>,
-    /// Lenient index of the action in its `actions` collection.
+    /// Lenient index of the action in its `actions` collection (of the
+    /// record in `tools`, when `record` is set).
     pub action: usize,
+    /// A tool record (`tools[action]`), not an action.
+    pub record: bool,
 }
 
 impl fmt::Display for Location {
-    /// The lenient JSON path: `objects[0].actions[2]` or `actions[1]`.
+    /// The lenient JSON path: `objects[0].actions[2]`, `actions[1]` or
+    /// `tools[0]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.object {
+            _ if self.record => write!(f, "tools[{}]", self.action),
             Some(o) => write!(f, "objects[{o}].actions[{}]", self.action),
             None => write!(f, "actions[{}]", self.action),
+        }
+    }
+}
+
+/// What a refined tool refines: a bound tool record's facts, as a runtime
+/// needs them to dispatch the tool as the raw one would run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refines {
+    /// The record's lenient index in `tools`.
+    pub record: usize,
+    /// Whether it binds an action or a flow.
+    pub binding: BindingType,
+    /// The action's or flow's name.
+    pub target: String,
+    /// The raw tool it supersedes (`action_<name>`; `None` for a flow).
+    pub supersedes: Option<String>,
+    /// Properties pinned with `const`: the runtime sends these values.
+    pub pins: Map<String, Value>,
+    /// The bound action's own materialised `parameters`, when the record
+    /// narrows them: a call is checked against them too before it runs.
+    pub action_parameters: Option<Map<String, Value>>,
+}
+
+/// [`Refines`], borrowed from the document.
+#[derive(Debug, Clone)]
+pub struct Refinement<'a> {
+    /// The record's lenient index in `tools`.
+    pub record: usize,
+    /// What it binds.
+    pub binding: Binding<'a>,
+    /// Properties pinned with `const`.
+    pub pins: Vec<(&'a str, &'a json::Value<'a>)>,
+    /// The bound action's own definition, when the record narrows its
+    /// parameters.
+    pub action: Option<Definition<'a>>,
+}
+
+impl Refinement<'_> {
+    /// An owned copy.
+    pub fn to_refines(&self) -> Refines {
+        Refines {
+            record: self.record,
+            binding: match self.binding {
+                Binding::Action(_) => BindingType::Action,
+                Binding::Flow(_) => BindingType::Flow,
+            },
+            target: self.binding.name().to_owned(),
+            supersedes: match self.binding {
+                Binding::Action(name) => Some(objectstack_registry::action_tool_name(name)),
+                Binding::Flow(_) => None,
+            },
+            pins: self
+                .pins
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.to_serde()))
+                .collect(),
+            action_parameters: self.action.as_ref().map(|d| d.to_definition().parameters),
         }
     }
 }
@@ -281,10 +410,15 @@ pub struct Registered<'a> {
     /// parameter: the action has an object and a row-context location, or
     /// is a field write (`objectstack_spec::materialise::acts_on_one_record`).
     pub row_context: bool,
-    /// Where the action sits in the stack.
+    /// Where the action sits in the stack (the record, for a refinement).
     pub location: Location,
-    /// The action's JSON (borrowed from the stack when it can be).
+    /// The action's JSON (borrowed from the stack when it can be). For a
+    /// flow-bound record: the flow as an action (`type: flow`, `target`
+    /// the flow), which is how it is dispatched.
     pub action: Cow<'a, Map<String, Value>>,
+    /// Set when a bound tool record registered this tool (ADR-0109
+    /// Phase 2): what it refines.
+    pub refines: Option<Refines>,
 }
 
 impl Registered<'_> {
@@ -300,6 +434,7 @@ impl Registered<'_> {
             row_context: self.row_context,
             location: self.location,
             action: Cow::Owned(self.action.into_owned()),
+            refines: self.refines,
         }
     }
 }
@@ -325,10 +460,13 @@ pub struct Registration<'a> {
     pub destructive: Option<ConfirmationReason>,
     /// Whether the definition carries the injected `recordId` parameter.
     pub row_context: bool,
-    /// Where the action sits in the stack.
+    /// Where the action sits in the stack (the record, for a refinement).
     pub location: Location,
-    /// The action in the document.
+    /// The action in the document (for a flow-bound record, the flow as
+    /// an action, built in the arena).
     pub action: &'a json::Map<'a>,
+    /// Set when a bound tool record registered this tool.
+    pub refinement: Option<Refinement<'a>>,
 }
 
 impl Registration<'_> {
@@ -349,17 +487,23 @@ impl Registration<'_> {
             row_context: self.row_context,
             location: self.location,
             action,
+            refines: self.refinement.as_ref().map(Refinement::to_refines),
         }
     }
 }
 
 /// An action that did not become a tool, and why.
 ///
-/// Serialises as `{"action", "object", "code", "reason"}`.
+/// Serialises as `{"action", "tool"?, "object", "code", "reason"}` (`tool`
+/// only for a tool record).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {
-    /// The action's `name`, or `#<index>` in its collection when it has none.
+    /// The action's `name`, or `#<index>` in its collection when it has
+    /// none; for a tool record, what it binds (or `#<index>`).
     pub action: String,
+    /// For a tool record: its `name`, or `#<index>` in `tools`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
     /// The object the action acts on, when known.
     pub object: Option<String>,
     /// The machine-readable reason.
@@ -523,8 +667,16 @@ pub fn materialise_each<'a>(
     let mut forward = |event: Event<Registration<'_>>| {
         let event = match event {
             Event::Registered(r) => {
-                let Location { object, action, .. } = r.location;
+                let Location {
+                    object,
+                    action,
+                    record,
+                    ..
+                } = r.location;
                 let own = match object {
+                    // A refinement's action is copied: its location is the
+                    // record's, and the action may register it twice.
+                    _ if record => None,
                     Some(o) => object_actions.get_mut(o).and_then(|a| a.get_mut(action)),
                     None => stack_actions.get_mut(action),
                 };
@@ -589,14 +741,19 @@ pub fn materialise_document_each<'a>(
             None => global.push(i),
         }
     }
+    let tools = collection::records(stack.get("tools"), arena);
+    let superseded = Superseded::of(tools.iter().map(|t| t.fields));
     let mut walk = Walk {
         wiring,
         already_registered,
         index: &index,
         arena,
         taken: HashMap::default(),
+        taken_records: HashMap::default(),
         emit: on_event,
         ordinal: 0,
+        superseded: &superseded,
+        bound: HashMap::default(),
     };
     for (object_index, object) in objects.iter().enumerate() {
         let object_name = object.name();
@@ -656,6 +813,21 @@ pub fn materialise_document_each<'a>(
     for member in group {
         walk.visit(member.action, None, member.at, None, None);
     }
+    // The tool records, after every action: each bound record registers
+    // its refinement, or is skipped with the first reason.
+    if tools
+        .iter()
+        .any(|t| spec_refine::binding(t.fields).is_some())
+    {
+        let flows: std::collections::HashSet<&str, Fast> =
+            collection::records(stack.get("flows"), arena)
+                .iter()
+                .filter_map(|f| f.name())
+                .collect();
+        for record in &tools {
+            walk.refine(record, &flows);
+        }
+    }
 }
 
 /// An action in the order of its group (one object's actions, or the
@@ -697,8 +869,26 @@ struct Walk<'w, 'a> {
     /// The actions registered in this walk, by name (each took the tool
     /// name `action_<name>`), with where they came from.
     taken: HashMap<&'a str, Location, Fast>,
+    /// The refinements registered in this walk, by record name.
+    taken_records: HashMap<&'a str, Location, Fast>,
     emit: &'w mut dyn FnMut(Event<Registration<'a>>),
     ordinal: usize,
+    /// The actions tool records bind.
+    superseded: &'w Superseded<'a>,
+    /// For each action a record binds, every action of that name the walk
+    /// met (see [`Walk::bound_action`] for the one records refine).
+    bound: HashMap<&'a str, Vec<Bound<'a>>, Fast>,
+}
+
+/// An action some tool record binds, as the walk met it.
+#[derive(Debug, Clone, Copy)]
+struct Bound<'a> {
+    action: &'a json::Map<'a>,
+    /// The object its tool acts on.
+    object: Option<&'a str>,
+    /// The object whose actions it belongs to.
+    owner: Option<usize>,
+    location: Location,
 }
 
 impl<'a> Walk<'_, 'a> {
@@ -718,19 +908,27 @@ impl<'a> Walk<'_, 'a> {
             ordinal: self.ordinal,
             object: object_index,
             action: action_index,
+            record: false,
         };
         self.ordinal += 1;
         let name = action.get("name").and_then(json::Value::as_str);
         // `action.objectName ?? owner.name`: only a missing (or null)
         // `objectName` is filled; one that is empty or not a string names
         // no object and is not replaced.
-        let object = match action.get("objectName") {
-            None | Some(json::Value::Null) => owner_name,
-            Some(json::Value::String(name)) if !name.is_empty() => Some(*name),
-            Some(_) => None,
-        };
+        let object = object_of(action, owner_name);
+        if let Some(name) = name
+            && self.superseded.contains(name)
+        {
+            self.bound.entry(name).or_default().push(Bound {
+                action,
+                object,
+                owner,
+                location,
+            });
+        }
         let skip = |code: SkipCode, reason: String| Skipped {
             action: name.map_or_else(|| format!("#{action_index}"), str::to_owned),
+            tool: None,
             object: object.map(str::to_owned),
             code,
             reason,
@@ -769,6 +967,29 @@ impl<'a> Walk<'_, 'a> {
             return;
         };
         let tool_name = objectstack_registry::action_tool_name(name);
+        if self.superseded.contains(name) {
+            let by = self.superseded.refined_by(name);
+            let reason = if by.is_empty() {
+                format!(
+                    "`{tool_name}` is superseded: a tool record binds action `{name}`, so its \
+                     refinements register instead (give the record a name to register it)"
+                )
+            } else {
+                format!(
+                    "`{tool_name}` is superseded: the tool {} {} {} action `{name}`, so the \
+                     refinements among them register instead (a record that is itself skipped \
+                     still supersedes it)",
+                    if by.len() == 1 { "record" } else { "records" },
+                    by.iter()
+                        .map(|b| format!("`{b}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if by.len() == 1 { "binds" } else { "bind" },
+                )
+            };
+            (self.emit)(Event::Skipped(skip(SkipCode::Superseded, reason)));
+            return;
+        }
         let destructive = destructive_signal(action);
         // As upstream, the warning is raised before the name is checked, so
         // an action that then collides is still warned about.
@@ -816,6 +1037,203 @@ impl<'a> Walk<'_, 'a> {
             row_context,
             location,
             action,
+            refinement: None,
+        }));
+    }
+
+    /// The action a record bound to `name` refines: of the actions of that
+    /// name, the first that materialises, else the first, in the order the
+    /// lint scans them (stack-level actions, then each object's), so that
+    /// both judge a record against the same action.
+    fn bound_action(&self, name: &str) -> Option<Bound<'a>> {
+        let candidates = self.bound.get(name)?;
+        let scan = |b: &&Bound<'a>| {
+            (
+                b.location.object.is_some(),
+                b.location.object,
+                b.location.action,
+            )
+        };
+        candidates
+            .iter()
+            .filter(|b| static_skip(b.action).is_none())
+            .min_by_key(scan)
+            .or_else(|| candidates.iter().min_by_key(scan))
+            .copied()
+    }
+
+    /// Judges one tool record (a no-op for an unbound one).
+    fn refine(
+        &mut self,
+        record: &collection::Record<'a>,
+        flows: &std::collections::HashSet<&str, Fast>,
+    ) {
+        let fields = record.fields;
+        let Some(binding) = spec_refine::binding(fields) else {
+            return;
+        };
+        let location = Location {
+            ordinal: self.ordinal,
+            object: None,
+            action: record.index(),
+            record: true,
+        };
+        self.ordinal += 1;
+        let binding = binding.ok();
+        let bound = match binding {
+            Some(Binding::Action(name)) => self.bound_action(name),
+            _ => None,
+        };
+        let tool_label = record
+            .name()
+            .map_or_else(|| format!("#{}", record.index()), str::to_owned);
+        let skip = |code: SkipCode, reason: String| Skipped {
+            action: binding.map_or_else(|| format!("#{}", record.index()), |b| b.name().to_owned()),
+            tool: Some(tool_label.clone()),
+            object: bound.and_then(|b| b.object).map(str::to_owned),
+            code,
+            reason,
+            location,
+        };
+        // The action's surface, when it materialises.
+        let row_context = bound.is_some_and(|b| b.object.is_some() && acts_on_one_record(b.action));
+        let owner_fields = bound.and_then(|b| b.owner).and_then(|i| self.index.at(i));
+        let action_surface = bound
+            .filter(|b| static_skip(b.action).is_none())
+            .map(|b| surface(b.action, owner_fields, self.index, self.arena, row_context));
+        let target = match (binding, bound) {
+            (Some(Binding::Action(_)), Some(b)) => Target::Action {
+                action: b.action,
+                surface: action_surface.as_ref(),
+            },
+            (Some(Binding::Flow(name)), _) if flows.contains(name) => Target::Flow,
+            _ => Target::Missing,
+        };
+        let reserved = Reserved {
+            platform: &objectstack_registry::owner,
+            family_prefixes: objectstack_registry::FAMILY_PREFIXES,
+        };
+        let refinement = match spec_refine::judge(fields, target, reserved) {
+            Ok(Some(r)) => r,
+            // Unreachable: the record has a binding.
+            Ok(None) => return,
+            Err(why) => {
+                let skipped = skip(SkipCode::of_record(&why), why.reason(binding));
+                (self.emit)(Event::Skipped(skipped));
+                return;
+            }
+        };
+        let gate = (refinement.requires_confirmation == Some(true))
+            .then_some(ConfirmationReason::AiRequiresConfirmation);
+        let (action, object, route, confirmation, raw) = match bound {
+            Some(b) => {
+                let Ok(route) = route_or_skip(b.action) else {
+                    return;
+                };
+                let confirmation = needs_confirmation(b.action).or(gate);
+                let owner = Owner {
+                    name: b.object,
+                    object: owner_fields,
+                };
+                let raw = definition::build(
+                    objectstack_registry::action_tool_name(refinement.binding.name()),
+                    b.action,
+                    &owner,
+                    self.index,
+                    self.arena,
+                    confirmation.is_some(),
+                    row_context,
+                );
+                (b.action, b.object, route, confirmation, Some(raw))
+            }
+            None => {
+                let object = fields
+                    .get("objectName")
+                    .and_then(json::Value::as_str)
+                    .filter(|o| !o.is_empty());
+                (
+                    flow_action(self.arena, refinement.binding.name(), object),
+                    object,
+                    Route::Flow,
+                    gate,
+                    None,
+                )
+            }
+        };
+        if let Some(wiring) = self.wiring
+            && let Some((code, reason)) =
+                wiring_skip(wiring, action, route, row_context, confirmation)
+        {
+            (self.emit)(Event::Skipped(skip(code, reason)));
+            return;
+        }
+        let name = refinement.name;
+        if refinement.relaxes_confirmation {
+            (self.emit)(Event::Warning(Warning {
+                action: refinement.binding.name().to_owned(),
+                object: object.map(str::to_owned),
+                code: WarningCode::ConfirmationNotRelaxed,
+                warning: format!(
+                    "tool record `{name}` sets `requiresConfirmation: false`, but action `{}` \
+                     needs confirmation (`{}`): a refinement never relaxes it, so calls to \
+                     `{name}` still wait for a human; remove the key, or change the action",
+                    refinement.binding.name(),
+                    needs_confirmation(action).map_or("", |c| c.as_source())
+                ),
+                location,
+            }));
+        }
+        if let Some(first) = self.taken_records.get(name) {
+            let reason = format!(
+                "`{name}` is already registered by the tool record at {first}: record names must \
+                 be unique, so rename one of them"
+            );
+            (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
+            return;
+        }
+        if (self.already_registered)(name) {
+            let reason = format!(
+                "`{name}` is already registered in this runtime, and the tool registered first \
+                 wins: rename the record"
+            );
+            (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
+            return;
+        }
+        let definition = definition::refined(
+            fields,
+            &Refined {
+                action: raw.as_ref(),
+                object_name: object,
+                requires_confirmation: confirmation.is_some(),
+            },
+        );
+        self.taken_records.insert(name, location);
+        let narrowed = fields
+            .get("parameters")
+            .and_then(json::Value::as_object)
+            .is_some();
+        (self.emit)(Event::Registered(Registration {
+            definition,
+            action_name: match bound {
+                Some(_) => action
+                    .get("name")
+                    .and_then(json::Value::as_str)
+                    .unwrap_or_default(),
+                None => refinement.binding.name(),
+            },
+            object,
+            route,
+            confirmation,
+            destructive: destructive_signal(action),
+            row_context,
+            location,
+            action,
+            refinement: Some(Refinement {
+                record: record.index(),
+                binding: refinement.binding,
+                pins: refinement.pins,
+                action: raw.filter(|_| narrowed),
+            }),
         }));
     }
 
@@ -842,6 +1260,33 @@ impl<'a> Walk<'_, 'a> {
         }
         None
     }
+}
+
+/// A flow as the action that runs it: `{name, type: flow, target, ai}`
+/// (built in `arena`), so a flow-bound record is dispatched, queued and
+/// digested exactly as a `flow` action is.
+fn flow_action<'a>(
+    arena: &'a json::Arena,
+    flow: &'a str,
+    object: Option<&'a str>,
+) -> &'a json::Map<'a> {
+    let ai = json::Map::from_entries(
+        arena,
+        &[
+            ("exposed", json::Value::Bool(true)),
+            ("description", json::Value::String(flow)),
+        ],
+    );
+    let mut entries = vec![
+        ("name", json::Value::String(flow)),
+        ("type", json::Value::String("flow")),
+        ("target", json::Value::String(flow)),
+        ("ai", json::Value::Object(ai)),
+    ];
+    if let Some(object) = object {
+        entries.push(("objectName", json::Value::String(object)));
+    }
+    json::Map::from_entries(arena, &entries)
 }
 
 /// The wiring checks (steps 7 and 8 of behaviour.md, with the api checks

@@ -237,14 +237,18 @@ fn platform_tools_always_win() {
     let index = ObjectIndex::default();
     let arena = objectstack_spec::json::Arena::new();
     let mut sink = |_: Event<Registration<'_>>| {};
+    let superseded = Superseded::default();
     let walk = Walk {
         wiring: None,
         already_registered: &|_| false,
         index: &index,
         arena: &arena,
         taken: HashMap::default(),
+        taken_records: HashMap::default(),
         emit: &mut sink,
         ordinal: 0,
+        superseded: &superseded,
+        bound: HashMap::default(),
     };
     let reason = walk.collision("x", "query_data").unwrap();
     assert!(

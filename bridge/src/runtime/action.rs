@@ -10,9 +10,10 @@ use objectstack_spec::materialise::{
 use objectstack_spec::text::is_truthy;
 
 use super::host::{ApiRequest, FieldWriteRequest, FlowRequest, HostError, ScriptRequest};
+use super::validate::{self, ArgumentValidator, Violation};
 use super::{Actor, CallContext, HostServices, Invocation, RegisterError};
 use crate::approval::{PendingAction, Proposal, State};
-use crate::materialise::{SkipCode, api};
+use crate::materialise::{Refines, SkipCode, api};
 
 /// The message of a successful call when the action has no
 /// `successMessage`; `{name}` is the action's name.
@@ -40,6 +41,10 @@ pub(crate) struct ActionTool {
     /// What an approval of a call to this tool is bound to (see
     /// [`crate::approval::PendingAction::executable_sha256`]).
     pub(crate) executable_sha256: String,
+    /// For a refined tool: the values pinned with `const`, sent whatever
+    /// the call says, and the action's own schema a call must also meet.
+    pins: Map<String, Value>,
+    action_schema: Option<ArgumentValidator>,
 }
 
 /// The arguments split into what the executor gets and what it acts on.
@@ -177,7 +182,46 @@ impl ActionTool {
             row_context,
             confirmation,
             executable_sha256,
+            pins: Map::new(),
+            action_schema: None,
         })
+    }
+
+    /// Makes this the tool of a refinement: its pins and the action's own
+    /// schema (compiled now, so a bad one is refused at registration).
+    pub(crate) fn refine(&mut self, tool: &str, refines: &Refines) -> Result<(), RegisterError> {
+        self.pins = refines.pins.clone();
+        self.action_schema = refines
+            .action_parameters
+            .as_ref()
+            .map(|schema| ArgumentValidator::compile(tool, schema))
+            .transpose()?;
+        Ok(())
+    }
+
+    /// Completes a call's validated arguments before anything runs: the
+    /// pinned values are set, and a refined tool's arguments must then
+    /// meet the action's own schema (a refinement only narrows, and this
+    /// holds it to that at run time too).
+    pub(crate) fn complete(
+        &self,
+        arguments: &mut Map<String, Value>,
+    ) -> Result<(), (String, Option<Vec<Violation>>)> {
+        for (key, value) in &self.pins {
+            arguments.insert(key.clone(), value.clone());
+        }
+        if let Some(schema) = &self.action_schema
+            && let Err(violations) = schema.validate(arguments)
+        {
+            let message = format!(
+                "the arguments of `{}` do not meet action '{}''s parameters: {}",
+                self.tool,
+                self.action_name,
+                validate::describe(&self.tool, &violations)
+            );
+            return Err((message, Some(violations)));
+        }
+        Ok(())
     }
 
     /// A direct call from the model: validated arguments in, envelope out.

@@ -49,7 +49,7 @@ use serde_json::{Map, Value, json};
 use objectstack_spec::AIToolDefinition;
 
 use crate::approval::ApprovalQueue;
-use crate::materialise::{Materialised, SkipCode, Wiring, materialise};
+use crate::materialise::{Materialised, Refines, SkipCode, Wiring, materialise};
 
 pub use action::{DEFAULT_SUCCESS_MESSAGE, build_api_body, build_api_target, pending_message};
 pub use execute::{ExecuteOptions, ExecutionReport};
@@ -210,6 +210,15 @@ pub enum RegisterError {
         /// What is wrong and how to change it.
         reason: String,
     },
+    /// A refined tool's name is reserved: a platform tool's, or under a
+    /// family prefix (`action_`). A record never shadows the platform.
+    #[error("refined tool `{tool}` is refused: {reason}")]
+    Reserved {
+        /// The tool.
+        tool: String,
+        /// Whose name it is.
+        reason: String,
+    },
     /// The action needs a host service that is not wired.
     #[error("action tool `{tool}` needs {service}, which is not wired into the registry")]
     MissingService {
@@ -290,6 +299,44 @@ impl ToolRegistry {
         self.insert(definition, Kind::Action(Arc::new(tool)))
     }
 
+    /// Registers a refined tool (a bound tool record, ADR-0109 Phase 2):
+    /// `definition` is the record's tool, `action` the action it refines
+    /// (for a flow, the flow as a `type: flow` action) and `refines` what
+    /// the materialiser found. A call is validated against the record's
+    /// schema, completed with the pinned values, checked against the
+    /// action's own schema, then dispatched exactly as the raw action tool
+    /// would be (record loaded first, confirmation, route, an envelope
+    /// naming the action). A name that is a platform tool's, or under a
+    /// family prefix, is refused.
+    pub fn register_refinement(
+        &mut self,
+        definition: AIToolDefinition,
+        action: Map<String, Value>,
+        refines: &Refines,
+    ) -> Result<(), RegisterError> {
+        let name = definition.name.as_str();
+        let reserved = objectstack_registry::owner(name)
+            .map(|package| format!("it is a platform tool registered by `{package}`"))
+            .or_else(|| {
+                objectstack_registry::FAMILY_PREFIXES
+                    .iter()
+                    .find(|p| name.starts_with(**p))
+                    .map(|p| format!("it is under the family prefix `{p}`"))
+            });
+        if let Some(reason) = reserved {
+            return Err(RegisterError::Reserved {
+                tool: definition.name,
+                reason,
+            });
+        }
+        if self.index.contains_key(&definition.name) {
+            return Err(RegisterError::Duplicate(definition.name));
+        }
+        let mut tool = ActionTool::new(&definition, action, &self.services)?;
+        tool.refine(&definition.name, refines)?;
+        self.insert(definition, Kind::Action(Arc::new(tool)))
+    }
+
     /// What this registry has wired, as the materialiser asks for it (the
     /// API client's [`scope`](ApiClient::scope) included).
     pub fn wiring(&self) -> Wiring<'_> {
@@ -318,7 +365,13 @@ impl ToolRegistry {
                     .entry("objectName")
                     .or_insert_with(|| Value::String(object.clone()));
             }
-            if let Err(e) = self.register_action(registered.definition.clone(), action) {
+            let result = match &registered.refines {
+                Some(refines) => {
+                    self.register_refinement(registered.definition.clone(), action, refines)
+                }
+                None => self.register_action(registered.definition.clone(), action),
+            };
+            if let Err(e) = result {
                 refused.push(e);
             }
         }
@@ -440,6 +493,11 @@ impl ToolRegistry {
         if let Err(violations) = entry.validator.validate(&arguments) {
             let message = validate::describe(name, &violations);
             return refusal(name, &message, Some(&violations));
+        }
+        if let Kind::Action(tool) = &entry.kind
+            && let Err((message, violations)) = tool.complete(&mut arguments)
+        {
+            return refusal(name, &message, violations.as_deref());
         }
         let invocation = Invocation {
             tool: name.to_owned(),

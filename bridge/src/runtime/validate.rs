@@ -98,6 +98,14 @@ pub(crate) struct ArgumentValidator {
     schema: Value,
 }
 
+impl std::fmt::Debug for ArgumentValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgumentValidator")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
 /// How far `$ref`s and combinators are followed when deciding whether a
 /// schema accepts `null` (a cycle stops here, keeping the `null`).
 const MAX_SCHEMA_DEPTH: usize = 32;

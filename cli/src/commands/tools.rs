@@ -219,6 +219,7 @@ impl View<'_> {
     fn source_of(&self, location: &Location) -> Option<&str> {
         let (composition, names) = self.origin?;
         let path = match location.object {
+            _ if location.record => JsonPath::root().key("tools").index(location.action),
             Some(o) => JsonPath::root().key("objects").index(o),
             None => JsonPath::root().key("actions").index(location.action),
         };
@@ -482,19 +483,76 @@ fn write_human(
             ),
             _ => "runs directly; `ai.exposed: false` withdraws it".to_owned(),
         };
+        // A refinement is shown as its record, with what it refines and
+        // the raw tool it supersedes; the record, not `ai.exposed`, is what
+        // withdraws it.
+        let change = match &r.refines {
+            Some(refines) => {
+                let gated_by_record = r.confirmation
+                    == Some(
+                        objectstack_spec::materialise::ConfirmationReason::AiRequiresConfirmation,
+                    )
+                    && r.action
+                        .get("ai")
+                        .and_then(|ai| ai.get("requiresConfirmation"))
+                        != Some(&serde_json::Value::Bool(true));
+                let withdraw = match &refines.supersedes {
+                    Some(raw) => {
+                        format!("with no record bound to {}, {raw} returns", refines.target)
+                    }
+                    None => "removing the record withdraws it".to_owned(),
+                };
+                match r.confirmation {
+                    Some(_) if gated_by_record => format!(
+                        "calls wait for a human's approval (the record's `requiresConfirmation: true`); {withdraw}"
+                    ),
+                    Some(why) => format!("calls wait for a human's approval ({why}); {withdraw}"),
+                    None => format!("runs directly; {withdraw}"),
+                }
+            }
+            None => change,
+        };
+        let (action, status) = match &r.refines {
+            Some(refines) => (
+                format!("tool {}", line_safe(&r.definition.name)),
+                match &refines.supersedes {
+                    Some(raw) => format!(
+                        "refines {}, supersedes {}",
+                        qualified(r.object.as_deref(), &refines.target),
+                        line_safe(raw)
+                    ),
+                    None => format!("refines flow {}", line_safe(&refines.target)),
+                },
+            ),
+            None => (
+                qualified(r.object.as_deref(), &r.action_name),
+                format!("registered as {}", line_safe(&r.definition.name)),
+            ),
+        };
         rows.push(Row {
             ordinal: r.location.ordinal,
-            action: qualified(r.object.as_deref(), &r.action_name),
-            status: format!("registered as {}", line_safe(&r.definition.name)),
+            action,
+            status,
             change: line_safe(&change).into_owned(),
         });
     }
     for s in &m.skipped {
         rows.push(Row {
             ordinal: s.location.ordinal,
-            action: qualified(s.object.as_deref(), &s.action),
+            action: match &s.tool {
+                Some(tool) => format!("tool {}", line_safe(tool)),
+                None => qualified(s.object.as_deref(), &s.action),
+            },
             status: format!("skipped: {}", s.code),
-            change: remedy(s.code).to_owned(),
+            change: match (&s.tool, s.code) {
+                (Some(_), SkipCode::MissingDescription) => {
+                    "give the record a `description` (40+ characters, for a model)"
+                }
+                (Some(_), SkipCode::MissingName) => "give the record a snake_case `name`",
+                (Some(_), SkipCode::NameCollision) => "rename the record",
+                _ => remedy(s.code),
+            }
+            .to_owned(),
         });
     }
     rows.sort_by_key(|r| r.ordinal);
@@ -550,7 +608,10 @@ fn write_human(
             writeln!(
                 out,
                 "  {} ({}) [{}]: {}",
-                qualified(s.object.as_deref(), &s.action),
+                match &s.tool {
+                    Some(tool) => format!("tool {}", line_safe(tool)),
+                    None => qualified(s.object.as_deref(), &s.action),
+                },
                 line_safe(&located(view, &s.location)),
                 s.code,
                 line_safe(&s.reason)
@@ -605,5 +666,12 @@ fn remedy(code: SkipCode) -> &'static str {
         }
         SkipCode::MissingName => "give the action a `name`",
         SkipCode::NameCollision => "rename the action",
+        SkipCode::Superseded => "skills name the refined tool (see below)",
+        SkipCode::InvalidBinding => "write `binding: {type: action|flow, name}`",
+        SkipCode::ShadowsPlatform => "rename the record (not a platform name, not `action_`)",
+        SkipCode::BindingUnresolved => "bind a declared action or flow",
+        SkipCode::BindingNotExposed => "opt the action in with `ai: {exposed: true, description}`",
+        SkipCode::InvalidRecord => "fix the record (see below)",
+        SkipCode::BindingWidens => "narrow the record's `parameters` (see below)",
     }
 }

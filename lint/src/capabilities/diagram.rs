@@ -383,6 +383,10 @@ fn draw(caps: &Capabilities<'_>, unattached: &[bool], node: &Node<'_>) -> Drawn 
                         lines.push("binding unresolved".to_owned());
                         mark = Mark::Inert;
                     }
+                    ToolStatus::NotRegistered { code, .. } => {
+                        lines.push(format!("not registered: {code}"));
+                        mark = Mark::Inert;
+                    }
                 }
                 if let Some(reason) = t.approval {
                     lines.push(format!("needs approval ({reason})"));

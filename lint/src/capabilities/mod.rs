@@ -20,7 +20,12 @@
 //!   `None`). A tool record with a Phase-2 `binding: {type: action|flow,
 //!   name}` is linked to that action or flow (ADR-0109 decision 4); one
 //!   without a binding is *inert*: it resolves for the lint but executes
-//!   nothing.
+//!   nothing. A bound record's status is the refinement predicate's
+//!   ([`objectstack_spec::materialise::refine::judge`]): ready when it
+//!   refines, else not registered with the predicate's code. An action a
+//!   record binds has no `action_<name>` tool here (it is superseded, as a
+//!   runtime does not register it), and a skill naming it has a dead
+//!   `tool_superseded` reference suggesting the refinement.
 //! - **Skills** grant tools through `skills[i].tools[j]`: an exact name, or
 //!   a family wildcard `prefix*` that grants every tool whose name starts
 //!   with `prefix`.
@@ -55,8 +60,9 @@
 //! `skill_missing` (an agent names a skill the stack does not define),
 //! `skill_surface_mismatch`, `skill_inactive`, `tool_unresolved` (a tool
 //! name that resolves to nothing), `action_not_materialised` (`action_x`
-//! where action `x` exists but does not become a tool) and `wildcard_empty`
-//! (a wildcard matching nothing). Dot and Mermaid draw them in red.
+//! where action `x` exists but does not become a tool), `tool_superseded`
+//! (`action_x` where a tool record binds `x`) and `wildcard_empty` (a
+//! wildcard matching nothing). Dot and Mermaid draw them in red.
 //!
 //! # The JSON shape (stable, version 2)
 //!
@@ -94,7 +100,9 @@
 //! TOOL  = {"name", "source": "platform" | "record" | "action",
 //!          "package": "service-ai" | null,   // platform tools
 //!          "path": "tools[0]" | null,        // tool records
-//!          "status": "ready" | "inert" | "binding_unresolved",
+//!          "status": "ready" | "inert" | "binding_unresolved"
+//!                  | CODE,  // a record the refinement predicate skips
+//!                           // (binding_widens, binding_not_exposed, ...)
 //!          "statusReason": string | null,
 //!          "action": {"name", "object", "path"} | null,
 //!          "flow": "flow name" | null,
@@ -159,6 +167,7 @@ use std::ops::Range;
 
 use objectstack_spec::collection::{Record, records, records_of};
 use objectstack_spec::json::{Arena, Map, Value};
+use objectstack_spec::materialise::refine::{self, Binding, RecordSkip};
 use objectstack_spec::materialise::{self, ConfirmationReason, StaticSkip};
 use objectstack_spec::path::JsonPath;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -463,6 +472,15 @@ pub enum ToolStatus {
     /// A tool record whose binding does not reach an executable; the
     /// string says why.
     BindingUnresolved(String),
+    /// A bound tool record the refinement predicate skips
+    /// ([`objectstack_spec::materialise::refine::judge`]): not registered.
+    NotRegistered {
+        /// The predicate's code (`binding_widens`, `binding_not_exposed`,
+        /// `shadows_platform`, ...).
+        code: &'static str,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl ToolStatus {
@@ -472,6 +490,7 @@ impl ToolStatus {
             ToolStatus::Ready => "ready",
             ToolStatus::Inert => "inert",
             ToolStatus::BindingUnresolved(_) => "binding_unresolved",
+            ToolStatus::NotRegistered { code, .. } => code,
         }
     }
 
@@ -484,6 +503,7 @@ impl ToolStatus {
                  flow, or name the action's `action_<name>` tool instead",
             ),
             ToolStatus::BindingUnresolved(why) => Some(why),
+            ToolStatus::NotRegistered { reason, .. } => Some(reason),
         }
     }
 }
@@ -554,6 +574,9 @@ pub enum DeadKind {
     ActionNotMaterialised,
     /// A wildcard that matches no tool.
     WildcardEmpty,
+    /// `action_x` where a tool record binds action `x`: the refinement is
+    /// registered instead (ADR-0109 Phase 2).
+    ToolSuperseded,
 }
 
 impl DeadKind {
@@ -566,6 +589,7 @@ impl DeadKind {
             DeadKind::ToolUnresolved => "tool_unresolved",
             DeadKind::ActionNotMaterialised => "action_not_materialised",
             DeadKind::WildcardEmpty => "wildcard_empty",
+            DeadKind::ToolSuperseded => "tool_superseded",
         }
     }
 }
@@ -1471,6 +1495,11 @@ struct Builder<'a> {
     wildcards: Vec<Wildcard<'a>>,
     wildcard_by_pattern: FastMap<&'a str, usize>,
     dead: Vec<DeadReference<'a>>,
+    /// The actions tool records bind: their `action_<name>` tools are not
+    /// registered (ADR-0109 Phase 2), so they are not tools here.
+    superseded: refine::Superseded<'a>,
+    /// The names of the records that refine their executable.
+    refining: FastSet<&'a str>,
 }
 
 /// The tool names during the build: hashed, sorted, and the suggestions
@@ -1501,6 +1530,8 @@ impl<'a> Builder<'a> {
             wildcards: Vec::new(),
             wildcard_by_pattern: FastMap::default(),
             dead: Vec::new(),
+            superseded: refine::Superseded::default(),
+            refining: FastSet::default(),
         }
     }
 
@@ -1516,6 +1547,12 @@ impl<'a> Builder<'a> {
     }
 
     fn build(mut self) -> Capabilities<'a> {
+        let records: Vec<Record<'a>> = self
+            .collection("tools")
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        self.superseded = refine::Superseded::of(records.iter().map(|r| r.fields));
         self.read_actions();
         // Vectors grown by doubling keep up to half their room unused; the
         // large ones are trimmed once they are complete.
@@ -1634,7 +1671,7 @@ impl<'a> Builder<'a> {
         self.action_by_name.entry(name).or_insert(index);
     }
 
-    fn read_tools(&self, flows: &FastSet<&'a str>) -> Vec<Tool<'a>> {
+    fn read_tools(&mut self, flows: &FastSet<&'a str>) -> Vec<Tool<'a>> {
         let mut tools = Vec::new();
         let mut taken: FastSet<&'a str> = FastSet::default();
         for group in objectstack_registry::GROUPS {
@@ -1653,7 +1690,19 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        for (file, record) in self.collection("tools") {
+        let roots: Vec<&'a Map<'a>> = self.inputs.iter().map(|&(_, root)| root).collect();
+        let judged = refine::judge_stacks(
+            &roots,
+            self.arena,
+            refine::Reserved {
+                platform: &objectstack_registry::owner,
+                family_prefixes: objectstack_registry::FAMILY_PREFIXES,
+            },
+        );
+        for ((file, record), judgement) in self.collection("tools").into_iter().zip(judged) {
+            if let Ok(Some(r)) = &judgement {
+                self.refining.insert(r.name);
+            }
             let Some(name) = record.name() else { continue };
             if !taken.insert(name) {
                 continue;
@@ -1669,11 +1718,12 @@ impl<'a> Builder<'a> {
                 approval: None,
             };
             self.bind(&mut tool, record.get("binding"), flows);
+            self.refine(&mut tool, record.fields, judgement);
             tools.push(tool);
         }
         let mut taken_actions: FastSet<&'a str> = FastSet::default();
         for (i, action) in self.actions.iter().enumerate() {
-            if action.skip.is_some() {
+            if action.skip.is_some() || self.superseded.contains(action.name) {
                 continue;
             }
             let name = objectstack_registry::action_tool_name(action.name);
@@ -1691,6 +1741,37 @@ impl<'a> Builder<'a> {
         }
         tools.shrink_to_fit();
         tools
+    }
+
+    /// Applies the refinement predicate's answer to a record's tool: its
+    /// status (a record the predicate skips is not registered, whatever
+    /// its binding names) and, for a refinement, its approval.
+    fn refine(&self, tool: &mut Tool<'a>, record: &'a Map<'a>, judgement: refine::Judgement<'a>) {
+        match judgement {
+            Ok(None) => {}
+            Ok(Some(r)) => {
+                tool.status = ToolStatus::Ready;
+                let gate = (r.requires_confirmation == Some(true))
+                    .then_some(ConfirmationReason::AiRequiresConfirmation);
+                tool.approval = match r.binding {
+                    Binding::Action(_) => tool.approval.or(gate),
+                    Binding::Flow(_) => gate,
+                };
+            }
+            Err(skip @ (RecordSkip::InvalidBinding(_) | RecordSkip::BindingUnresolved)) => {
+                if tool.status == ToolStatus::Ready {
+                    tool.status = ToolStatus::BindingUnresolved(
+                        skip.reason(refine::binding(record).and_then(Result::ok)),
+                    );
+                }
+            }
+            Err(skip) => {
+                tool.status = ToolStatus::NotRegistered {
+                    code: skip.code(),
+                    reason: skip.reason(refine::binding(record).and_then(Result::ok)),
+                };
+            }
+        }
     }
 
     /// Resolves a tool record's Phase-2 `binding`.
@@ -1833,6 +1914,38 @@ impl<'a> Builder<'a> {
         }
         if let Some(i) = names.get(text) {
             return Target::Tool(i);
+        }
+        if let Some(action) = text
+            .strip_prefix(objectstack_registry::ACTION_PREFIX)
+            .filter(|a| self.superseded.contains(a))
+        {
+            let all = self.superseded.refined_by(action);
+            let refining: Vec<&str> = all
+                .iter()
+                .copied()
+                .filter(|b| self.refining.contains(b))
+                .collect();
+            let named = refining
+                .iter()
+                .map(|b| format!("\"{b}\""))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let message = match refining.len() {
+                0 => format!(
+                    "a tool record binds action \"{action}\", so \"{text}\" is not registered, \
+                     and no record refines it: fix the record or remove it."
+                ),
+                1 => format!(
+                    "a tool record binds action \"{action}\", so its refinement {named} is \
+                     registered instead of \"{text}\"."
+                ),
+                _ => format!(
+                    "tool records bind action \"{action}\", so its refinements {named} are \
+                     registered instead of \"{text}\"."
+                ),
+            };
+            let d = dead(DeadKind::ToolSuperseded, message, refining.first().copied());
+            return self.push_dead(d);
         }
         let not_materialised = text
             .strip_prefix(objectstack_registry::ACTION_PREFIX)
@@ -2137,7 +2250,9 @@ mod tests {
             "tools": [
                 {"name": "inert_tool"},
                 {"name": "bound", "binding": {"type": "action", "name": "ship"}},
-                {"name": "bound_flow", "binding": {"type": "flow", "name": "nightly"}},
+                {"name": "bound_flow", "binding": {"type": "flow", "name": "nightly"},
+                 "description": "Runs the nightly clean-up of stale carts and old sessions."},
+                {"name": "short_flow", "binding": {"type": "flow", "name": "nightly"}},
                 {"name": "bad_flow", "binding": {"type": "flow", "name": "nope"}},
                 {"name": "bad_kind", "binding": {"type": "job", "name": "ship"}},
                 {"name": "bad_shape", "binding": "ship"}
@@ -2147,6 +2262,12 @@ mod tests {
         assert_eq!(c.tool("bound").unwrap().status, ToolStatus::Ready);
         assert_eq!(c.tool("bound").unwrap().action, Some(0));
         assert_eq!(c.tool("bound_flow").unwrap().status, ToolStatus::Ready);
+        // A flow's record is its opt-in: without a description it is not
+        // registered.
+        assert_eq!(
+            c.tool("short_flow").unwrap().status.code(),
+            "missing_description"
+        );
         for name in ["bad_flow", "bad_kind", "bad_shape"] {
             assert_eq!(
                 c.tool(name).unwrap().status.code(),

@@ -382,6 +382,9 @@ fn describe(s: &mut String, caps: &Capabilities<'_>, tool: &Tool<'_>) {
         ToolStatus::BindingUnresolved(why) => {
             let _ = write!(s, "; BINDING UNRESOLVED: {why}");
         }
+        ToolStatus::NotRegistered { code, reason } => {
+            let _ = write!(s, "; NOT REGISTERED [{code}]: {reason}");
+        }
     }
     if let Some(approval) = tool.approval {
         let _ = write!(s, "; NEEDS APPROVAL ({approval})");

@@ -69,6 +69,9 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
                 .as_str()
                 .and_then(|r| r.strip_prefix(ACTION_PREFIX))
                 .filter(|n| !n.is_empty())
+                // A superseded tool is not registered at all
+                // (`ai-skill-tool-superseded` reports it).
+                .filter(|n| !cx.superseded.contains(n))
             else {
                 continue;
             };

@@ -3,30 +3,30 @@
 
 use objectstack_spec::json::Value;
 use objectstack_spec::json::kind;
-use objectstack_spec::materialise::{materialises, static_skip};
 
 use crate::finding::{Severity, Text};
 use crate::rule::{Context, Names, Pending, Report, declare_rule};
 use crate::rules::ai_tool_record_inert::tool_where;
 
 declare_rule! {
-    /// A tool record's `binding` names no action or flow of the stack, or an
-    /// action that does not materialise as a tool.
+    /// A tool record's `binding` is malformed, or names no action or flow
+    /// of the stack.
     ///
     /// ## What it finds
     ///
     /// A `stack.tools` record whose `binding` (`{ "type": "action" | "flow",
-    /// "name": "..." }`) is malformed, names an action or flow the stack does
-    /// not declare, or names an action that does not materialise (not
-    /// exposed, no description, a UI-only type, no target).
+    /// "name": "..." }`) is malformed, or names an action or flow the stack
+    /// does not declare (the bridge skips it as `invalid_binding` or
+    /// `binding_unresolved`). A declared action that does not materialise
+    /// is `ai-tool-binding-unexposed`'s.
     ///
     /// ## Why it matters
     ///
     /// The binding is what makes a tool record executable: the record
     /// refines how an existing action or flow is presented to the model. A
     /// binding to nothing leaves the record as inert as one without a
-    /// binding, and a binding to an action that does not materialise refines
-    /// a tool that is never registered.
+    /// binding, and a binding to an action supersedes its raw
+    /// `action_<name>` tool, so a broken binding leaves no tool at all.
     ///
     /// ## Example
     ///
@@ -39,9 +39,8 @@ declare_rule! {
     /// ## How to fix
     ///
     /// Point the binding at a real executable: fix the name (the finding
-    /// suggests the nearest one), declare the action or flow, or make the
-    /// action materialise with `ai: { exposed: true, description: "..." }` on
-    /// a headless type. `type` must be `action` or `flow`.
+    /// suggests the nearest one), or declare the action or flow. `type`
+    /// must be `action` or `flow`.
     pub static RULE = {
         id: "ai-tool-binding-unresolved",
         severity: Severity::Warning,
@@ -154,30 +153,9 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
             suggestion,
         });
     }
-    if actions.iter().any(|a| materialises(a.entry.fields())) {
-        return None;
-    }
-    let reason = actions
-        .iter()
-        .find_map(|a| static_skip(a.entry.fields()))
-        .map(|s| s.reason())
-        .unwrap_or_default();
-    Some(Problem {
-        key: Some("name"),
-        message: format!(
-            "Tool record \"{tool}\" is bound to the action \"{name}\", but that action does not \
-             materialise as a tool ({reason}), so the record refines a tool that is never \
-             registered."
-        )
-        .into(),
-        hint: format!(
-            "Make \"{name}\" materialise: `ai: {{ exposed: true, description: \"...\" }}` on a \
-             `script`, `api` or `flow` action with a target; or remove the record."
-        )
-        .into(),
-        reference: Some(name.to_owned()),
-        suggestion: None,
-    })
+    // An action that is declared but does not materialise is
+    // `ai-tool-binding-unexposed`'s (the predicate's `binding_not_exposed`).
+    None
 }
 
 fn did_you_mean(suggestion: Option<&str>) -> String {
@@ -260,17 +238,11 @@ mod tests {
             got,
             [
                 ("tools[0].binding.name", Some("renew_contract")),
-                ("tools[1].binding.name", None),
                 ("tools[2].binding.name", None),
                 ("tools[3].binding.type", None),
                 ("tools[4].binding", None),
                 ("tools[5].binding", None),
             ]
-        );
-        assert!(
-            hits[1].message.to_cow().contains("not exposed"),
-            "{}",
-            hits[1].message
         );
         assert!(
             hits[0]

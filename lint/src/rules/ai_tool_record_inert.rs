@@ -1,7 +1,5 @@
 //! `ai-tool-record-inert`: a tool record with no binding executes nothing.
 
-use objectstack_spec::json::Value;
-
 use crate::finding::Severity;
 use crate::rule::{Context, Pending, Report, declare_rule};
 use crate::stack::Entry;
@@ -54,7 +52,8 @@ pub(crate) fn tool_where(tool: &Entry<'_>) -> String {
 
 fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
     for tool in &cx.stack.tools {
-        if !matches!(tool.record.get("binding"), None | Some(Value::Null)) {
+        // The predicate's "unbound": no binding, or `binding: null`.
+        if objectstack_spec::materialise::refine::binding(tool.fields()).is_some() {
             continue;
         }
         let anchor = if tool.name().is_some() {

@@ -11,8 +11,12 @@ pub mod ai_agent_skill_unresolved;
 pub mod ai_destructive_asserted_safe;
 pub mod ai_destructive_exposure_undecided;
 pub mod ai_skill_tool_needs_approval;
+pub mod ai_skill_tool_superseded;
 pub mod ai_skill_tool_unresolved;
+pub mod ai_tool_binding_relaxes_confirmation;
+pub mod ai_tool_binding_unexposed;
 pub mod ai_tool_binding_unresolved;
+pub mod ai_tool_binding_widens;
 pub mod ai_tool_record_inert;
 pub mod ai_tool_record_shadows_platform;
 
@@ -25,6 +29,10 @@ pub static RULES: &[&Rule] = &[
     &ai_tool_record_inert::RULE,
     &ai_tool_record_shadows_platform::RULE,
     &ai_tool_binding_unresolved::RULE,
+    &ai_tool_binding_unexposed::RULE,
+    &ai_tool_binding_widens::RULE,
+    &ai_tool_binding_relaxes_confirmation::RULE,
+    &ai_skill_tool_superseded::RULE,
     &ai_agent_skill_unresolved::RULE,
 ];
 

@@ -8,48 +8,70 @@ use super::keys::{PROTECTION_KEYS, Shape, check_keys};
 use super::stack::{Entry, NameAt, record_name};
 use crate::model::BindingType;
 
+/// Keys a tool record no longer takes. `requiresConfirmation` (last) is
+/// retired only on an unbound record: on a bound one it gates the tool.
+const RETIRED: &[(&str, &str)] = &[
+    (
+        "permissions",
+        "delete it: a tool record's `permissions` was never enforced (nothing checked it \
+         before a call). To restrict what the tool can do, restrict the action behind it \
+         (`requiredPermissions`) or the permission sets of the objects it touches",
+    ),
+    (
+        "active",
+        "delete it: `active: false` never withdrew a tool; it still reached models and still \
+         ran. To withdraw a tool, remove it from the skills that list it",
+    ),
+    (
+        "category",
+        "delete it: nothing grouped, filtered or routed tools by `category`. Group tools by \
+         the skills that carry them (an exposed action's category is its `ai.category`)",
+    ),
+    (
+        "builtIn",
+        "delete it: no runtime ever read `builtIn`; it changed nothing",
+    ),
+    (
+        "requiresConfirmation",
+        "delete it, or bind the record: on a record without a `binding`, \
+         `requiresConfirmation` never paused a call, which made it a false safety promise. \
+         To gate a destructive operation, put it behind an action and set \
+         `ai.requiresConfirmation: true` there, or bind this record to that action \
+         (`binding: {\"type\": \"action\", \"name\": \"...\"}`), where \
+         `requiresConfirmation: true` is enforced by the approval queue",
+    ),
+];
+
+/// The keys of a bound record; `requiresConfirmation` (last) is known only
+/// there.
+const KNOWN: &[&str] = &[
+    "name",
+    "label",
+    "description",
+    "parameters",
+    "outputSchema",
+    "objectName",
+    "binding",
+    "requiresConfirmation",
+];
+
 const TOOL: Shape = Shape {
-    known: &[
-        "name",
-        "label",
-        "description",
-        "parameters",
-        "outputSchema",
-        "objectName",
-        "binding",
-    ],
+    known: KNOWN.split_at(KNOWN.len() - 1).0,
     also_known: PROTECTION_KEYS,
     strict: true,
     aliases: &[],
     guidance: &[],
-    retired: &[
-        (
-            "permissions",
-            "delete it: a tool record's `permissions` was never enforced (nothing checked it \
-             before a call). To restrict what the tool can do, restrict the action behind it \
-             (`requiredPermissions`) or the permission sets of the objects it touches",
-        ),
-        (
-            "active",
-            "delete it: `active: false` never withdrew a tool; it still reached models and still \
-             ran. To withdraw a tool, remove it from the skills that list it",
-        ),
-        (
-            "category",
-            "delete it: nothing grouped, filtered or routed tools by `category`. Group tools by \
-             the skills that carry them (an exposed action's category is its `ai.category`)",
-        ),
-        (
-            "builtIn",
-            "delete it: no runtime ever read `builtIn`; it changed nothing",
-        ),
-        (
-            "requiresConfirmation",
-            "delete it: a tool record's `requiresConfirmation` never paused a call, which made it \
-             a false safety promise. To gate a destructive operation, put it behind an action and \
-             set `ai.requiresConfirmation: true` there",
-        ),
-    ],
+    retired: RETIRED,
+};
+
+/// A bound record: a refinement, which may also set `requiresConfirmation`.
+const BOUND_TOOL: Shape = Shape {
+    known: KNOWN,
+    also_known: PROTECTION_KEYS,
+    strict: true,
+    aliases: &[],
+    guidance: &[],
+    retired: RETIRED.split_at(RETIRED.len() - 1).0,
 };
 
 const BINDING: Shape = Shape {
@@ -70,7 +92,11 @@ pub(crate) fn check<'a>(
     let who = entry.describe("tool record");
     let path = &entry.path;
     let name = record_name(cx, entry, raw, "tool", Some(Grammar::Snake));
-    check_keys(cx, &TOOL, raw, path, who);
+    // Bound: a well-formed binding, as the refinement predicate reads it
+    // (a malformed one is reported below, and the record is judged as
+    // unbound meanwhile).
+    let bound = matches!(crate::materialise::refine::binding(raw), Some(Ok(_)));
+    check_keys(cx, if bound { &BOUND_TOOL } else { &TOOL }, raw, path, who);
     require(cx, raw, "label", path, who, "\"<display name>\"");
     require(
         cx,
@@ -80,14 +106,17 @@ pub(crate) fn check<'a>(
         who,
         "\"<what the tool does, for the model>\"",
     );
-    require(
-        cx,
-        raw,
-        "parameters",
-        path,
-        who,
-        "{\"type\": \"object\", \"properties\": {}}",
-    );
+    // A bound record without `parameters` takes its action's.
+    if !bound {
+        require(
+            cx,
+            raw,
+            "parameters",
+            path,
+            who,
+            "{\"type\": \"object\", \"properties\": {}}",
+        );
+    }
     fields(
         cx,
         raw,
@@ -99,6 +128,9 @@ pub(crate) fn check<'a>(
             ("outputSchema", Expected::Object),
         ],
     );
+    if bound {
+        field(cx, raw, "requiresConfirmation", path, Expected::Boolean);
+    }
     if let Some(o) = field(cx, raw, "objectName", path, Expected::String).and_then(Value::as_str) {
         name_grammar(
             cx,
@@ -122,8 +154,16 @@ pub(crate) fn check<'a>(
             &at,
             &surface,
             "\"<action or flow name>\"",
-        ) {
-            field(cx, binding, "name", &at, Expected::String);
+        ) && let Some(name) =
+            field(cx, binding, "name", &at, Expected::String).and_then(Value::as_str)
+        {
+            name_grammar(
+                cx,
+                name,
+                (at.key("name"), Anchor::Value),
+                "`binding.name`",
+                Grammar::Snake,
+            );
         }
     }
     name
@@ -165,6 +205,41 @@ mod tests {
         let fixes: std::collections::HashSet<_> = d.iter().map(|d| d.fix.clone()).collect();
         assert_eq!(fixes.len(), 5, "each retired key has its own explanation");
         assert!(d[4].fix.contains("ai.requiresConfirmation: true"));
+    }
+
+    #[test]
+    fn bound_records_may_gate_and_take_their_actions_parameters() {
+        let bound = json!({"tools": [{"name": "close_fixed", "label": "Close", "description": "d",
+            "binding": {"type": "action", "name": "close"}, "requiresConfirmation": true}]});
+        assert_eq!(ids(bound), vec![]);
+        let d = ids(json!({"tools": [{"name": "close_fixed", "label": "Close",
+            "description": "d", "binding": {"type": "action", "name": "close"},
+            "requiresConfirmation": "yes"}]}));
+        assert_eq!(
+            d,
+            vec![(
+                "spec-wrong-type",
+                "tools[0].requiresConfirmation".to_owned()
+            )]
+        );
+        // Unbound: still retired, and still required to carry parameters.
+        let d = run(
+            json!({"tools": [{"name": "x", "label": "X", "description": "d",
+            "requiresConfirmation": true}]}),
+        );
+        let got: Vec<_> = d.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(got, ["spec-retired-key", "spec-missing-key"]);
+        assert!(d[0].fix.contains("bind this record"));
+    }
+
+    #[test]
+    fn binding_names_follow_the_name_grammar() {
+        assert_eq!(
+            ids(tool(
+                json!({"binding": {"type": "action", "name": "Close Case"}})
+            )),
+            vec![("spec-invalid-name", "tools[0].binding.name".to_owned())]
+        );
     }
 
     #[test]
