@@ -576,6 +576,45 @@ fn object_schema<'a>(parameters: &'a Map<'a>) -> Result<Option<&'a Map<'a>>, Rec
     }
 }
 
+/// The record's `required`: unique names of its own properties, as JSON
+/// Schema has them (a tool whose schema is not valid cannot register).
+fn required_of<'a>(
+    parameters: &'a Map<'a>,
+    properties: &Map<'a>,
+) -> Result<Vec<&'a str>, RecordSkip> {
+    let Some(listed) = parameters.get("required") else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(listed) = listed else {
+        return Err(RecordSkip::InvalidRecord(format!(
+            "`parameters.required` must be an array of parameter names, found {}",
+            kind(listed)
+        )));
+    };
+    let mut names = Vec::with_capacity(listed.len());
+    for (i, item) in listed.iter().enumerate() {
+        let Value::String(name) = item else {
+            return Err(RecordSkip::InvalidRecord(format!(
+                "`parameters.required[{i}]` must be a parameter name, found {}",
+                kind(item)
+            )));
+        };
+        if names.contains(name) {
+            return Err(RecordSkip::InvalidRecord(format!(
+                "`parameters.required` lists `{name}` twice; list each parameter once"
+            )));
+        }
+        if !properties.contains_key(name) {
+            return Err(RecordSkip::InvalidRecord(format!(
+                "`parameters.required` lists `{name}`, which `parameters.properties` does not \
+                 define; define it or leave it out"
+            )));
+        }
+        names.push(*name);
+    }
+    Ok(names)
+}
+
 fn pins_of<'a>(properties: &'a Map<'a>) -> Vec<(&'a str, &'a Value<'a>)> {
     properties
         .iter()
@@ -664,11 +703,7 @@ fn narrows<'a>(
             ));
         }
     }
-    let required: Vec<&str> = parameters
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = required_of(parameters, properties)?;
     for &name in &surface.required {
         let Some(schema) = properties.get(name) else {
             return Err(widens(
@@ -792,6 +827,27 @@ mod tests {
             match judge_text(&action(), &record) {
                 Err(RecordSkip::Widens { property: p, .. }) => assert_eq!(p, property, "{params}"),
                 other => panic!("{params}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_required_list_that_is_not_valid_json_schema_is_an_invalid_record() {
+        for required in [
+            r#"["resolution", "resolution"]"#,
+            r#"["resolution", "ghost"]"#,
+            r#"["resolution", 3]"#,
+            r#""resolution""#,
+        ] {
+            let record = format!(
+                r#"{{"name": "r", "binding": {{"type": "action", "name": "close"}},
+                    "parameters": {{"properties": {{"resolution": {{}}}}, "required": {required}}}}}"#
+            );
+            match judge_text(&action(), &record) {
+                Err(RecordSkip::InvalidRecord(why)) => {
+                    assert!(why.contains("parameters.required"), "{required}: {why}");
+                }
+                other => panic!("{required}: {other:?}"),
             }
         }
     }
