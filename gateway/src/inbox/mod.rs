@@ -408,18 +408,30 @@ fn checked_post(
     Ok((id, session))
 }
 
-/// A decision's POST, checked as [`checked_post`]: the session id, the
-/// session and the approver's key.
-fn decider_post(
+/// A decision's POST on `pending`, checked as [`checked_post`] and refused
+/// (a flash, nothing recorded) when the key may not read the action's
+/// object: the session id, the session and the approver's key.
+async fn decider_post(
     shared: &Shared,
     headers: &HeaderMap,
     form: &Fields,
+    pending: &str,
 ) -> Result<(String, session::Session, ApiKey), Box<Response>> {
     let (id, session) = checked_post(shared, headers, form, false)?;
-    match session.key.clone() {
-        Some(key) => Ok((id, session, key)),
-        None => Err(Box::new(redirect("/approvals/ui", None))),
+    let Some(key) = session.key.clone() else {
+        return Err(Box::new(redirect("/approvals/ui", None)));
+    };
+    if let Ok(row) = shared.queue.get(pending)
+        && let Err(refusal) = shared.may_read(&key, row.object_name.as_deref()).await
+    {
+        let text = format!("Nothing was changed: {}", refusal.message());
+        shared.inbox.sessions.flash(&id, true, text);
+        return Err(Box::new(redirect(
+            &format!("/approvals/ui/{}", path_segment(pending)),
+            None,
+        )));
     }
+    Ok((id, session, key))
 }
 
 async fn style() -> Response {
@@ -689,14 +701,6 @@ fn ran(decision: &crate::Decision) -> (bool, String) {
     }
 }
 
-/// Refuses a decision on `pending` by a key that may not read its object:
-/// the message to flash, with nothing recorded.
-async fn refused_decision(shared: &Shared, key: &ApiKey, pending: &str) -> Option<String> {
-    let object = shared.queue.get(pending).ok()?.object_name;
-    let refusal = shared.may_read(key, object.as_deref()).await.err()?;
-    Some(format!("Nothing was changed: {}", refusal.message()))
-}
-
 fn decision_error(e: &ApprovalError) -> String {
     match e {
         ApprovalError::InputMismatch { .. } => {
@@ -712,15 +716,11 @@ async fn approve(
     headers: HeaderMap,
     Form(form): Form<Fields>,
 ) -> Response {
-    let (id, _, key) = match decider_post(&shared, &headers, &form) {
+    let (id, _, key) = match decider_post(&shared, &headers, &form, &pending).await {
         Ok(s) => s,
         Err(r) => return *r,
     };
     let key = &key;
-    if let Some(text) = refused_decision(&shared, key, &pending).await {
-        shared.inbox.sessions.flash(&id, true, text);
-        return redirect(&format!("/approvals/ui/{}", path_segment(&pending)), None);
-    }
     let sha = field(&form, "input_sha256").unwrap_or("");
     let (error, text) = match shared.approve(&caller(key), &pending, sha).await {
         Ok(decision) => ran(&decision),
@@ -736,15 +736,11 @@ async fn reject(
     headers: HeaderMap,
     Form(form): Form<Fields>,
 ) -> Response {
-    let (id, _, key) = match decider_post(&shared, &headers, &form) {
+    let (id, _, key) = match decider_post(&shared, &headers, &form, &pending).await {
         Ok(s) => s,
         Err(r) => return *r,
     };
     let key = &key;
-    if let Some(text) = refused_decision(&shared, key, &pending).await {
-        shared.inbox.sessions.flash(&id, true, text);
-        return redirect(&format!("/approvals/ui/{}", path_segment(&pending)), None);
-    }
     let reason = field(&form, "reason").map(str::trim).unwrap_or("");
     let (error, text) = if reason.is_empty() {
         (
@@ -768,15 +764,11 @@ async fn resolve(
     headers: HeaderMap,
     Form(form): Form<Fields>,
 ) -> Response {
-    let (id, _, key) = match decider_post(&shared, &headers, &form) {
+    let (id, _, key) = match decider_post(&shared, &headers, &form, &pending).await {
         Ok(s) => s,
         Err(r) => return *r,
     };
     let key = &key;
-    if let Some(text) = refused_decision(&shared, key, &pending).await {
-        shared.inbox.sessions.flash(&id, true, text);
-        return redirect(&format!("/approvals/ui/{}", path_segment(&pending)), None);
-    }
     let note = field(&form, "note").map(str::trim).unwrap_or("");
     let outcome = match field(&form, "outcome") {
         Some("executed") => Some(Resolution::Executed),
@@ -825,15 +817,11 @@ async fn edit(
     headers: HeaderMap,
     Form(form): Form<Fields>,
 ) -> Response {
-    let (id, session, key) = match decider_post(&shared, &headers, &form) {
+    let (id, session, key) = match decider_post(&shared, &headers, &form, &pending).await {
         Ok(s) => s,
         Err(r) => return *r,
     };
     let key = &key;
-    if let Some(text) = refused_decision(&shared, key, &pending).await {
-        shared.inbox.sessions.flash(&id, true, text);
-        return redirect(&format!("/approvals/ui/{}", path_segment(&pending)), None);
-    }
     let who = caller(key);
     let me = who.actor_id();
     let back = format!("/approvals/ui/{}", path_segment(&pending));
