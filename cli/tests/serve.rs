@@ -115,7 +115,19 @@ async fn spawn(
             }
         });
     let transport = TokioChildProcess::new(command).unwrap();
-    let client = client.serve(transport).await.unwrap();
+    let client = if client.version.has_initialize() {
+        client.serve(transport).await.unwrap()
+    } else {
+        // The sessionless revision: `server/discover`, no `initialize`.
+        let preferred_versions = vec![client.version.clone()];
+        rmcp::service::serve_client_with_lifecycle(
+            client,
+            transport,
+            rmcp::service::ClientLifecycleMode::Discover { preferred_versions },
+        )
+        .await
+        .unwrap()
+    };
     Gateway {
         client,
         _dir: dir,
@@ -690,6 +702,63 @@ async fn elicitation_accept_runs_decline_does_not_and_no_capability_queues() {
     assert_eq!(envelope["status"], json!("pending_approval"));
     assert!(fake.received().iter().all(|r| r.method == "GET"));
     gateway.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn on_2026_07_28_elicitation_is_an_input_required_round_trip() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t5", json!({"subject": "Spam"}));
+    for (answer, runs) in [
+        (ElicitationAction::Accept, true),
+        (ElicitationAction::Decline, false),
+    ] {
+        fake.clear();
+        let mut client = Client::new(ProtocolVersion::V_2026_07_28);
+        client.elicit = Some(answer.clone());
+        let asked = client.asked.clone();
+        let gateway = spawn(
+            &fixture(),
+            &fake.url,
+            &["--confirm", "elicit"],
+            Some(KEY),
+            client,
+        )
+        .await;
+        assert_eq!(
+            gateway.client.peer_info().unwrap().protocol_version,
+            ProtocolVersion::V_2026_07_28
+        );
+        // rmcp's client answers `input_required` through its handler and
+        // retries with the answer and the request state.
+        let result = call(&gateway, "action_purge_ticket", json!({"recordId": "t5"})).await;
+        let question = asked.lock().unwrap().join("\n");
+        assert!(question.contains("purge_ticket"), "{answer:?}: {question}");
+        let posts = fake
+            .received()
+            .into_iter()
+            .filter(|r| r.method == "POST")
+            .count();
+        let lookup = call(&gateway, "gateway-pending-actions", json!({})).await;
+        if runs {
+            assert_eq!(result.is_error, Some(false), "{}", text(&result));
+            assert_eq!(posts, 1, "accepted: it ran once");
+            assert!(
+                text(&lookup).contains("\"state\":\"executed\""),
+                "{}",
+                text(&lookup)
+            );
+        } else {
+            assert_eq!(result.is_error, Some(true), "{}", text(&result));
+            assert!(text(&result).contains("declined"), "{}", text(&result));
+            assert_eq!(posts, 0, "declined: nothing ran");
+            assert!(
+                text(&lookup).contains("\"state\":\"rejected\""),
+                "{}",
+                text(&lookup)
+            );
+        }
+        gateway.client.cancel().await.unwrap();
+    }
 }
 
 #[test]

@@ -41,7 +41,11 @@ use crate::mcp::Session;
 use crate::verify::Refusal;
 
 pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router {
+    // A sessionless request (2026-07-28) whose handler sends nothing
+    // before its result is answered as one JSON body rather than an SSE
+    // stream; sessions of earlier revisions are unchanged.
     let config = StreamableHttpServerConfig::default()
+        .with_json_response(true)
         .with_allowed_hosts(shared.config.allowed_hosts.clone())
         .with_max_request_body_bytes(shared.config.max_body_bytes)
         .with_cancellation_token(shutdown);

@@ -51,7 +51,7 @@ use objectstack_bridge::approval::{
 use objectstack_bridge::runtime::{
     CallContext, ExecuteOptions, HostServices, HttpApiClient, HttpClientOptions,
 };
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
 pub use audit::{Audit, Entry as AuditEntry};
@@ -211,6 +211,8 @@ pub(crate) struct Shared {
     stamp: Mutex<Vec<Option<SystemTime>>>,
     audit: Audit,
     peers: Mutex<Vec<rmcp::Peer<rmcp::RoleServer>>>,
+    /// Bumped on every reload; `subscriptions/listen` streams watch it.
+    changes: tokio::sync::watch::Sender<u64>,
     tracker: tokio_util::task::TaskTracker,
     /// Whether the server accepts a caller's key.
     keys: verify::KeyCheck,
@@ -310,6 +312,7 @@ impl Gateway {
                 stamp: Mutex::new(stamp),
                 audit,
                 peers: Mutex::new(Vec::new()),
+                changes: tokio::sync::watch::Sender::new(0),
                 tracker: tokio_util::task::TaskTracker::new(),
                 keys: verify::KeyCheck::new(server),
                 inbox,
@@ -630,6 +633,8 @@ impl Shared {
     }
 
     async fn notify_list_changed(&self) {
+        // Subscriptions of 2026-07-28 (`subscriptions/listen`).
+        self.changes.send_modify(|generation| *generation += 1);
         let peers: Vec<_> = match self.peers.lock() {
             Ok(mut peers) => {
                 peers.retain(|p| !p.is_transport_closed());
@@ -660,8 +665,8 @@ impl Shared {
         name: &str,
         arguments: Map<String, Value>,
         tool_call_id: Option<String>,
-        elicit: Option<&rmcp::Peer<rmcp::RoleServer>>,
-    ) -> CallToolResult {
+        confirm: mcp::Confirm<'_>,
+    ) -> CallToolResponse {
         let started = Instant::now();
         let sha = input_sha256(&arguments).ok();
         let catalog = self.catalog();
@@ -674,7 +679,7 @@ impl Shared {
             };
             self.audit
                 .record(caller, name, sha, outcome, None, started.elapsed());
-            return result;
+            return result.into();
         }
         let served = catalog.served.get(name);
         let context = CallContext {
@@ -691,12 +696,41 @@ impl Shared {
         )
         .await;
         let pending_id = pending_id(&envelope);
-        if let (Some(id), Some(peer), Some(s)) = (pending_id.as_deref(), elicit, served)
-            && s.needs_confirmation
-        {
-            return self
-                .confirm_by_elicitation(caller, name, id, peer, &catalog, sha, started)
-                .await;
+        let confirmable = served.is_some_and(|s| s.needs_confirmation);
+        if let (Some(id), true) = (pending_id.as_deref(), confirmable) {
+            match confirm {
+                mcp::Confirm::Queue => {}
+                mcp::Confirm::Ask(peer) => {
+                    let row = match self.queue.get(id) {
+                        Ok(row) => row,
+                        Err(e) => return error_result(&e.to_string()).into(),
+                    };
+                    let answer = mcp::ask(peer, &row).await;
+                    return self
+                        .confirmed(caller, name, &row, answer, &catalog, sha, started)
+                        .await
+                        .into();
+                }
+                mcp::Confirm::InputRequired => {
+                    if let Some(asked) = self
+                        .queue
+                        .get(id)
+                        .ok()
+                        .as_ref()
+                        .and_then(mcp::input_required)
+                    {
+                        self.audit.record(
+                            caller,
+                            name,
+                            sha,
+                            "pending",
+                            Some(id),
+                            started.elapsed(),
+                        );
+                        return CallToolResponse::InputRequired(asked);
+                    }
+                }
+            }
         }
         let outcome = outcome(&envelope);
         self.audit.record(
@@ -707,27 +741,72 @@ impl Shared {
             pending_id.as_deref(),
             started.elapsed(),
         );
-        to_result(&envelope, served.is_some_and(|s| s.structured))
+        to_result(&envelope, served.is_some_and(|s| s.structured)).into()
     }
 
-    /// Puts a pending action to the present user; accept approves and runs
-    /// it (once, through the queue), decline rejects it.
-    #[allow(clippy::too_many_arguments)]
-    async fn confirm_by_elicitation(
+    /// The retry of a call answered with `input_required` (2026-07-28):
+    /// `state` names the pending action it proposed, and `answer` is the
+    /// user's. The state is echoed by the client, so it is only a handle:
+    /// it must name a still pending action of this caller, for this tool,
+    /// with these very arguments; otherwise nothing is decided.
+    pub(crate) async fn resume(
         &self,
         caller: &Caller,
         name: &str,
-        id: &str,
-        peer: &rmcp::Peer<rmcp::RoleServer>,
+        arguments: Map<String, Value>,
+        state: &str,
+        answer: mcp::Answer,
+    ) -> CallToolResult {
+        let started = Instant::now();
+        let sha = input_sha256(&arguments).ok();
+        let catalog = self.catalog();
+        let row = self.queue.get(state).ok().filter(|row| {
+            row.proposer.id == caller.actor_id()
+                && row.tool_name == name
+                && sha.as_deref() == Some(row.input_sha256.as_str())
+        });
+        let Some(row) = row else {
+            self.audit
+                .record(caller, name, sha, "refused", None, started.elapsed());
+            return error_result(
+                "this confirmation does not belong to this call (another caller's, another \
+                 tool's, other arguments, or unknown); nothing was decided. Call the tool again \
+                 to be asked afresh.",
+            );
+        };
+        if row.state != State::Pending {
+            self.audit.record(
+                caller,
+                name,
+                sha,
+                "refused",
+                Some(&row.id),
+                started.elapsed(),
+            );
+            return error_result(&format!(
+                "pending action {} is already {}; nothing was decided again",
+                row.id,
+                row.state.as_str()
+            ));
+        }
+        self.confirmed(caller, name, &row, answer, &catalog, sha, started)
+            .await
+    }
+
+    /// What the present user answered about a pending action: accept
+    /// approves and runs it (once, through the queue), decline rejects it,
+    /// and no answer leaves it queued.
+    #[allow(clippy::too_many_arguments)]
+    async fn confirmed(
+        &self,
+        caller: &Caller,
+        name: &str,
+        row: &PendingAction,
+        answer: mcp::Answer,
         catalog: &Catalog,
         sha: Option<String>,
         started: Instant,
     ) -> CallToolResult {
-        let row = match self.queue.get(id) {
-            Ok(row) => row,
-            Err(e) => return error_result(&e.to_string()),
-        };
-        let answer = mcp::ask(peer, &row).await;
         let by = format!("{} (elicitation)", caller.actor_id());
         let (result, outcome) = match answer {
             mcp::Answer::Accept => {

@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use objectstack_bridge::approval::PendingAction;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ElicitRequestParams, ElicitationAction,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InitializeResult,
-    ListPromptsResult, ListToolsResult, PaginatedRequestParams, PromptMessage, ProtocolVersion,
-    Role, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    InitializeResult, InputRequest, InputRequests, InputResponses, ListPromptsResult,
+    ListToolsResult, PaginatedRequestParams, PromptMessage, ProtocolVersion, Role,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
@@ -101,16 +102,66 @@ impl ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = self.caller(&context);
-        let elicit = (self.shared.config.confirm == ConfirmMode::Elicit && can_elicit(&context))
-            .then_some(&context.peer);
+        let elicit = if self.shared.config.confirm == ConfirmMode::Elicit {
+            confirmation_channel(&context)
+        } else {
+            Confirm::Queue
+        };
         let tool_call_id = Some(request_id(&context));
         let arguments = request.arguments.unwrap_or_default();
         let shared = self.shared.clone();
         let name = request.name.to_string();
-        let call = shared.call(&caller, &name, arguments, tool_call_id, elicit);
         // Tracked, so SIGTERM waits for it.
-        let result = self.shared.tracker.track_future(call).await;
-        Ok(result.into())
+        if let Some(state) = request.request_state.as_deref() {
+            // The retry of a call that asked for confirmation (2026-07-28):
+            // the user's answer is in `inputResponses`.
+            let answer = answer_of(request.input_responses.as_ref());
+            let resume = shared.resume(&caller, &name, arguments, state, answer);
+            return Ok(self.shared.tracker.track_future(resume).await.into());
+        }
+        let call = shared.call(&caller, &name, arguments, tool_call_id, elicit);
+        Ok(self.shared.tracker.track_future(call).await)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // The SDK keeps only what was both requested and advertised.
+        Some(
+            SubscriptionFilter::builder()
+                .tools_list_changed()
+                .prompts_list_changed()
+                .build(),
+        )
+    }
+
+    /// `subscriptions/listen` (2026-07-28): every reload of the stack is
+    /// announced on the subscription until the client cancels it.
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.shared.changes.subscribe();
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        // The gateway is shutting down.
+                        return Ok(());
+                    }
+                    let sink = subscription.sink();
+                    if sink.accepted().tools_list_changed == Some(true)
+                        && sink.notify_tool_list_changed().await.is_err()
+                    {
+                        return Ok(());
+                    }
+                    if sink.accepted().prompts_list_changed == Some(true)
+                        && sink.notify_prompt_list_changed().await.is_err()
+                    {
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_prompts(
@@ -166,17 +217,90 @@ fn request_id(context: &RequestContext<RoleServer>) -> String {
     }
 }
 
-/// Whether the client declared form elicitation on a revision that still
-/// lets a server send it requests (before 2026-07-28).
-fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+/// How a call that needs confirmation is confirmed.
+pub(crate) enum Confirm<'a> {
+    /// Proposed to the queue; someone decides later.
+    Queue,
+    /// The present user is asked with a server-to-client request (before
+    /// 2026-07-28).
+    Ask(&'a Peer<RoleServer>),
+    /// The present user is asked by answering the call with
+    /// `input_required` and an elicitation; the client retries with the
+    /// answer (2026-07-28's multi round-trip requests).
+    InputRequired,
+}
+
+/// How this request's client can be asked: by a request on revisions
+/// before 2026-07-28, by an `input_required` result from then on, or not
+/// at all when it declared no form elicitation.
+fn confirmation_channel(context: &RequestContext<RoleServer>) -> Confirm<'_> {
     let legacy = context
         .protocol_version()
-        .is_some_and(|v| v.as_str() < ProtocolVersion::V_2026_07_28.as_str());
-    legacy
-        && context
+        .is_none_or(|v| v.as_str() < ProtocolVersion::V_2026_07_28.as_str());
+    if legacy {
+        // Capabilities were declared once, at `initialize`.
+        if context
             .peer
             .supported_elicitation_modes()
             .contains(&rmcp::service::ElicitationMode::Form)
+        {
+            return Confirm::Ask(&context.peer);
+        }
+        return Confirm::Queue;
+    }
+    // Sessionless: every request declares its client's capabilities.
+    let form = context
+        .meta
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        // A capability naming neither mode means form (the SDK's reading).
+        .is_some_and(|e| e.form.is_some() || e.url.is_none());
+    if form {
+        Confirm::InputRequired
+    } else {
+        Confirm::Queue
+    }
+}
+
+/// The key of the one input request a confirmation asks.
+pub(crate) const CONFIRM_INPUT: &str = "confirm";
+
+/// The `input_required` answer that asks the user about `row`; the request
+/// state is the pending action's id (the row stays server-side, so the
+/// echoed state is only a handle, checked against the caller on retry).
+pub(crate) fn input_required(row: &PendingAction) -> Option<rmcp::model::InputRequiredResult> {
+    let params = question(row).ok()?;
+    let mut requests = InputRequests::new();
+    requests.insert(
+        CONFIRM_INPUT.to_owned(),
+        InputRequest::Elicitation(ElicitRequest::new(params)),
+    );
+    Some(rmcp::model::InputRequiredResult::new(
+        Some(requests),
+        Some(row.id.clone()),
+    ))
+}
+
+/// The user's answer in a retried call's `inputResponses`.
+fn answer_of(responses: Option<&InputResponses>) -> Answer {
+    let Some(response) = responses.and_then(|r| r.get(CONFIRM_INPUT)) else {
+        return Answer::Unavailable("the retry carried no answer to the confirmation".into());
+    };
+    match serde_json::from_value::<ElicitResult>(response.clone()) {
+        Ok(result) => decision(&result.action),
+        Err(e) => Answer::Unavailable(format!(
+            "the confirmation answer is not an elicitation result: {e}"
+        )),
+    }
+}
+
+fn decision(action: &ElicitationAction) -> Answer {
+    match action {
+        ElicitationAction::Accept => Answer::Accept,
+        ElicitationAction::Decline => Answer::Decline("declined"),
+        ElicitationAction::Cancel => Answer::Decline("cancelled"),
+        _ => Answer::Decline("did not accept"),
+    }
 }
 
 /// What the user answered.
@@ -192,6 +316,19 @@ pub(crate) enum Answer {
 /// Asks the present user whether to run a pending action: the form shows
 /// the tool and its arguments; accept runs it, decline does not.
 pub(crate) async fn ask(peer: &Peer<RoleServer>, row: &PendingAction) -> Answer {
+    let params = match question(row) {
+        Ok(p) => p,
+        Err(e) => return Answer::Unavailable(e),
+    };
+    match peer.create_elicitation(params).await {
+        Ok(answer) => decision(&answer.action),
+        Err(e) => Answer::Unavailable(e.to_string()),
+    }
+}
+
+/// The confirmation form for a pending action: its action, object and
+/// arguments, and nothing to fill in.
+fn question(row: &PendingAction) -> Result<ElicitRequestParams, String> {
     let arguments = serde_json::to_string_pretty(&row.input).unwrap_or_default();
     let target = row
         .object_name
@@ -208,17 +345,5 @@ pub(crate) async fn ask(peer: &Peer<RoleServer>, row: &PendingAction) -> Answer 
         "message": message,
         "requestedSchema": {"type": "object", "properties": {}}
     });
-    let params: ElicitRequestParams = match serde_json::from_value(params) {
-        Ok(p) => p,
-        Err(e) => return Answer::Unavailable(e.to_string()),
-    };
-    match peer.create_elicitation(params).await {
-        Ok(answer) => match answer.action {
-            ElicitationAction::Accept => Answer::Accept,
-            ElicitationAction::Decline => Answer::Decline("declined"),
-            ElicitationAction::Cancel => Answer::Decline("cancelled"),
-            _ => Answer::Decline("did not accept"),
-        },
-        Err(e) => Answer::Unavailable(e.to_string()),
-    }
+    serde_json::from_value(params).map_err(|e| e.to_string())
 }

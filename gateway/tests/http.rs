@@ -29,6 +29,7 @@ fn fixture() -> PathBuf {
 }
 
 struct Running {
+    gateway: Gateway,
     addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<()>,
@@ -64,6 +65,7 @@ async fn start(fake: &Fake, edit: impl FnOnce(&mut Config)) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = gateway.clone();
     let task = tokio::spawn(async move {
         gateway
             .serve_listener(listener, async move {
@@ -73,6 +75,7 @@ async fn start(fake: &Fake, edit: impl FnOnce(&mut Config)) -> Running {
             .unwrap();
     });
     Running {
+        gateway: served,
         addr,
         stop: Some(stop),
         task,
@@ -88,14 +91,25 @@ async fn client(
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(running.url("/mcp")).auth_header(key),
     );
-    ClientConfig::new(
+    let config = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("gateway-http-test", "0"),
     )
-    .with_protocol_version(version)
-    .serve(transport)
-    .await
-    .unwrap()
+    .with_protocol_version(version.clone());
+    if version.has_initialize() {
+        config.serve(transport).await.unwrap()
+    } else {
+        // The sessionless revision: `server/discover`, no `initialize`.
+        rmcp::service::serve_client_with_lifecycle(
+            config,
+            transport,
+            rmcp::service::ClientLifecycleMode::Discover {
+                preferred_versions: vec![version],
+            },
+        )
+        .await
+        .unwrap()
+    }
 }
 
 fn args(value: Value) -> Map<String, Value> {
@@ -179,11 +193,15 @@ async fn without_a_key_every_route_is_401_and_nothing_is_listed_or_called() {
 }
 
 #[tokio::test]
-async fn each_request_runs_under_its_own_key_on_both_revisions() {
+async fn each_request_runs_under_its_own_key_on_every_revision() {
     let fake = Fake::start().await;
     fake.add_record("support_ticket", "t1", json!({"subject": "Printer"}));
     let running = start(&fake, |_| {}).await;
-    for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
+    for version in [
+        ProtocolVersion::V_2025_06_18,
+        ProtocolVersion::V_2025_11_25,
+        ProtocolVersion::V_2026_07_28,
+    ] {
         let alice = client(&running, ALICE, version.clone()).await;
         let bob = client(&running, BOB, version.clone()).await;
         assert_eq!(alice.peer_info().unwrap().protocol_version, version);
@@ -702,5 +720,145 @@ async fn refined_tools_are_served_and_dispatched_as_their_actions() {
             .all(|r| !r.path.contains("delete_ticket"))
     );
     alice.cancel().await.unwrap();
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_reload_is_announced_to_a_2026_07_28_subscription() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |_| {}).await;
+    let alice = client(&running, ALICE, ProtocolVersion::V_2026_07_28).await;
+    assert_eq!(
+        alice.peer_info().unwrap().protocol_version,
+        ProtocolVersion::V_2026_07_28
+    );
+    let filter = rmcp::model::SubscriptionFilter::builder()
+        .tools_list_changed()
+        .build();
+    let mut subscription = alice.peer().listen(filter).await.unwrap();
+    assert_eq!(
+        subscription.acknowledged().tools_list_changed,
+        Some(true),
+        "the gateway accepts tools/list_changed"
+    );
+    running.gateway.reload().await.unwrap();
+    let note = tokio::time::timeout(std::time::Duration::from_secs(10), subscription.next())
+        .await
+        .expect("a notification within 10 s")
+        .unwrap();
+    assert!(
+        matches!(
+            note,
+            Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{note:?}"
+    );
+    // Still a working session afterwards.
+    assert_eq!(alice.list_all_tools().await.unwrap().len(), 6);
+    alice.cancel().await.unwrap();
+    running.stop().await;
+}
+
+/// One sessionless (2026-07-28) `tools/call` by hand, as `key`.
+async fn call_2026(key: &str, url: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+    });
+    let name = params["name"].as_str().unwrap_or_default().to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(key)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {text}");
+    // JSON when nothing precedes the result; otherwise the SSE data line.
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    serde_json::from_str::<Value>(json).unwrap()["result"].clone()
+}
+
+#[tokio::test]
+async fn an_input_required_state_decides_only_its_own_callers_call() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t4", json!({"subject": "Old"}));
+    let running = start(&fake, |c| {
+        c.confirm = objectstack_gateway::ConfirmMode::Elicit;
+    })
+    .await;
+    let url = running.url("/mcp");
+    let args = json!({"recordId": "t4"});
+    let asked = call_2026(
+        ALICE,
+        &url,
+        json!({"name": "action_purge_ticket", "arguments": args}),
+    )
+    .await;
+    assert_eq!(asked["resultType"], json!("input_required"), "{asked}");
+    let question = &asked["inputRequests"]["confirm"];
+    assert_eq!(question["method"], json!("elicitation/create"), "{asked}");
+    assert!(
+        question["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("purge_ticket")
+    );
+    let state = asked["requestState"].as_str().unwrap().to_owned();
+    let accept = json!({"confirm": {"action": "accept"}});
+    // Bob replays Alice's state; Alice retries with other arguments.
+    for (key, arguments) in [(BOB, args.clone()), (ALICE, json!({"recordId": "t5"}))] {
+        let refused = call_2026(
+            key,
+            &url,
+            json!({"name": "action_purge_ticket", "arguments": arguments,
+                   "requestState": state, "inputResponses": accept}),
+        )
+        .await;
+        assert_eq!(refused["isError"], json!(true), "{refused}");
+        assert!(refused.to_string().contains("does not belong"), "{refused}");
+    }
+    assert!(
+        fake.received().iter().all(|r| r.method == "GET"),
+        "nothing ran"
+    );
+    let row = running.gateway.queue().get(&state).unwrap();
+    assert_eq!(row.state.as_str(), "pending");
+    // Alice's own answer runs it, once.
+    let done = call_2026(
+        ALICE,
+        &url,
+        json!({"name": "action_purge_ticket", "arguments": args,
+               "requestState": state, "inputResponses": accept}),
+    )
+    .await;
+    assert_eq!(done["isError"], json!(false), "{done}");
+    let again = call_2026(
+        ALICE,
+        &url,
+        json!({"name": "action_purge_ticket", "arguments": args,
+               "requestState": state, "inputResponses": accept}),
+    )
+    .await;
+    assert_eq!(again["isError"], json!(true), "{again}");
+    assert!(again.to_string().contains("already executed"), "{again}");
+    let posts = fake
+        .received()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 1);
     running.stop().await;
 }
