@@ -177,7 +177,7 @@ impl ActionTool {
             tool,
             action_name,
             object_name,
-            action,
+            action: dispatch_keys(action),
             route,
             row_context,
             confirmation,
@@ -498,6 +498,7 @@ impl ActionTool {
         }
     }
 
+    /// One of the action's keys read at dispatch ([`DISPATCH_KEYS`]).
     fn str_field(&self, key: &str) -> Option<String> {
         match self.action.get(key) {
             Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
@@ -705,6 +706,29 @@ pub fn build_api_target(
         Some(_) => "&",
     };
     Ok(format!("{head}{joiner}{query}{fragment}"))
+}
+
+/// The keys of an action that dispatch reads (the rest was read at
+/// registration, into the tool's fields and its executable digest).
+const DISPATCH_KEYS: [&str; 9] = [
+    "body",
+    "bodyExtra",
+    "bodyShape",
+    "method",
+    "patch",
+    "recordIdField",
+    "recordIdParam",
+    "successMessage",
+    "target",
+];
+
+/// The action reduced to [`DISPATCH_KEYS`], so a served tool does not
+/// keep a copy of everything its action says (labels, params, `ai`).
+fn dispatch_keys(action: Map<String, Value>) -> Map<String, Value> {
+    action
+        .into_iter()
+        .filter(|(key, _)| DISPATCH_KEYS.contains(&key.as_str()))
+        .collect()
 }
 
 /// What an `api` action sends: the params (under `wrap` when given), then

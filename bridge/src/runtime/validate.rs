@@ -91,10 +91,12 @@ pub struct Violation {
     pub message: String,
 }
 
-/// A tool's compiled `parameters` schema.
+/// A tool's `parameters` schema, checked at registration and compiled on
+/// the tool's first call: a compiled validator costs several times its
+/// schema in memory, and most tools of a large stack are never called.
 pub(crate) struct ArgumentValidator {
-    validator: jsonschema::Validator,
-    /// The schema, read to find the optional properties.
+    validator: std::sync::OnceLock<jsonschema::Validator>,
+    /// The schema: compiled from, and read to find the optional properties.
     schema: Value,
 }
 
@@ -111,15 +113,30 @@ impl std::fmt::Debug for ArgumentValidator {
 const MAX_SCHEMA_DEPTH: usize = 32;
 
 impl ArgumentValidator {
-    /// Compiles the schema once; external `$ref`s are not fetched.
+    /// Checks that the schema compiles (external `$ref`s are not fetched);
+    /// the compiled validator is dropped and built again on first use.
     pub(crate) fn compile(tool: &str, schema: &Map<String, Value>) -> Result<Self, RegisterError> {
         let schema = Value::Object(schema.clone());
         jsonschema::validator_for(&schema)
-            .map(|validator| ArgumentValidator { validator, schema })
+            .map(|_| ArgumentValidator {
+                validator: std::sync::OnceLock::new(),
+                schema,
+            })
             .map_err(|e| RegisterError::InvalidSchema {
                 tool: tool.to_owned(),
                 message: e.to_string(),
             })
+    }
+
+    /// The compiled validator, built on first use. The schema compiled at
+    /// registration, and compiling is deterministic, so it compiles again.
+    fn compiled(&self) -> Result<&jsonschema::Validator, String> {
+        if let Some(validator) = self.validator.get() {
+            return Ok(validator);
+        }
+        let validator = jsonschema::validator_for(&self.schema).map_err(|e| e.to_string())?;
+        // Another thread may have won the race; either copy is the same.
+        Ok(self.validator.get_or_init(|| validator))
     }
 
     /// Removes every `null` given for an optional property whose schema
@@ -132,9 +149,14 @@ impl ArgumentValidator {
 
     /// Every violation, in the validator's order.
     pub(crate) fn validate(&self, arguments: &Map<String, Value>) -> Result<(), Vec<Violation>> {
+        let validator = self.compiled().map_err(|message| {
+            vec![Violation {
+                path: String::new(),
+                message: format!("the tool's parameter schema no longer compiles: {message}"),
+            }]
+        })?;
         let instance = Value::Object(arguments.clone());
-        let violations: Vec<Violation> = self
-            .validator
+        let violations: Vec<Violation> = validator
             .iter_errors(&instance)
             .map(|e| Violation {
                 path: pointer_to_path(&instance, e.instance_path().as_str()),
@@ -351,6 +373,16 @@ mod tests {
             ok = json!([ok]);
         }
         assert!(limits.check(&map(json!({"x": ok}))).is_ok());
+    }
+
+    #[test]
+    fn a_schema_is_checked_at_registration_and_compiled_on_first_use() {
+        let schema = map(json!({"type": "object", "properties": {"n": {"type": "number"}}}));
+        let v = ArgumentValidator::compile("t", &schema).unwrap();
+        assert!(v.validator.get().is_none(), "nothing compiled is kept yet");
+        assert!(v.validate(&map(json!({"n": "x"}))).is_err());
+        assert!(v.validator.get().is_some(), "compiled once, then kept");
+        assert!(v.validate(&map(json!({"n": 1}))).is_ok());
     }
 
     #[test]
