@@ -526,6 +526,13 @@ impl Gateway {
         let app = self.router(token.clone());
         let shared = self.shared.clone();
         let stop = token.clone();
+        // Answers are written in several pieces (headers, SSE events); with
+        // Nagle's algorithm a piece can wait for the client's delayed ACK.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+            if let Err(e) = stream.set_nodelay(true) {
+                tracing::debug!("TCP_NODELAY not set on a connection: {e}");
+            }
+        });
         axum::serve(listener, app)
             .with_graceful_shutdown(async move {
                 tokio::select! {
