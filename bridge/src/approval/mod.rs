@@ -5,7 +5,7 @@
 //! tells the model to wait. An operator later approves or rejects it (the
 //! `objectstack-ai approvals` command, or a host UI), and the host process
 //! that owns the dispatchers executes what was approved
-//! ([`crate::runtime::ToolRegistry::execute_approved`]).
+//! (`runtime::ToolRegistry::execute_approved`, feature `runtime`).
 //!
 //! # States
 //!
@@ -70,6 +70,7 @@
 //! [`QueueLocation`] picks one from what a person wrote (a path,
 //! `sqlite:PATH` or a `postgres://` URL).
 
+#[cfg(feature = "runtime")]
 mod executable;
 mod location;
 mod memory;
@@ -91,8 +92,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::runtime::Actor;
+use crate::actor::Actor;
 
+#[cfg(feature = "runtime")]
 pub(crate) use executable::executable_sha256;
 pub use location::{OpenMode, PostgresUrl, QueueLocation};
 pub use memory::MemoryStore;
@@ -238,7 +240,7 @@ pub struct PendingAction {
     pub input_sha256: String,
     /// SHA-256 (hex) of what executes: the executable parts of the tool as
     /// it was registered when the call was proposed (see
-    /// [`crate::runtime::ToolRegistry::executable_sha256`]). `None` for a
+    /// `runtime::ToolRegistry::executable_sha256`). `None` for a
     /// row queued before digests were recorded (queue schema version 1):
     /// such a row is never dispatched.
     pub executable_sha256: Option<String>,
@@ -383,7 +385,7 @@ pub struct Proposal {
     /// The executable digest of the tool as registered now (64 lowercase
     /// hex digits): what the approval will be bound to. The runtime fills
     /// it in; a host proposing by hand takes it from
-    /// [`crate::runtime::ToolRegistry::executable_sha256`].
+    /// `runtime::ToolRegistry::executable_sha256`.
     pub executable_sha256: String,
     /// The conversation id.
     pub conversation_id: Option<String>,
@@ -822,7 +824,7 @@ impl ApprovalQueue {
     ///
     /// The queue checks only the size and nesting limits: validate
     /// `edited` against the tool's current schema first (what
-    /// [`crate::runtime::ToolRegistry::approve_with_edits`] does). The
+    /// `runtime::ToolRegistry::approve_with_edits` does). The
     /// executor validates it again before dispatch.
     pub fn approve_with_edits(
         &self,

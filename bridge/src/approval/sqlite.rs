@@ -45,7 +45,7 @@ use serde_json::{Map, Value};
 
 use super::store::{ApprovalStore, Cas, ListFilter, StoreError};
 use super::{PendingAction, State};
-use crate::runtime::Actor;
+use crate::actor::Actor;
 
 /// `PRAGMA application_id` of an approval queue file ("OSAQ").
 const APPLICATION_ID: i64 = 0x4F53_4151;
