@@ -708,7 +708,7 @@ fn upgrade_from_1(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
                 .ok()
                 .and_then(|p| serde_json::from_str::<Actor>(&p).ok());
             let key = match (tool, proposer) {
-                (Some(tool), Some(proposer)) => super::dedup_key(
+                (Some(tool), Some(proposer)) => super::id::dedup_key(
                     conversation.as_deref(),
                     tool_call.as_deref(),
                     &tool,
