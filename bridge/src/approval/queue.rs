@@ -102,7 +102,8 @@ pub struct Listing {
 /// The queue: the state machine over an [`ApprovalStore`].
 ///
 /// Cheap to share (`Arc`); every operation is one short transaction, safe
-/// to call from many threads (and, with [`SqliteStore`](super::SqliteStore), many processes).
+/// to call from many threads (and, with
+/// [`SqliteStore`](super::SqliteStore), many processes).
 #[derive(Clone)]
 pub struct ApprovalQueue {
     store: Arc<dyn ApprovalStore>,

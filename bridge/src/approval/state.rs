@@ -132,7 +132,8 @@ pub struct PendingAction {
     pub object_name: Option<String>,
     /// The full arguments of the call, `recordId` included.
     pub input: Map<String, Value>,
-    /// SHA-256 (hex) of the canonical JSON of `input` (see [`input_sha256`](super::input_sha256)).
+    /// SHA-256 (hex) of the canonical JSON of `input` (see
+    /// [`input_sha256`](super::input_sha256)).
     pub input_sha256: String,
     /// SHA-256 (hex) of what executes: the executable parts of the tool as
     /// it was registered when the call was proposed (see
