@@ -15,7 +15,13 @@
 //! - each publishable crate inherits the workspace version, has a
 //!   `README.md`, and every version its README quotes for one of our crates
 //!   (`objectstack-x = "V"`, or a heading `# objectstack-x V`) matches the
-//!   workspace version.
+//!   workspace version;
+//! - no crate's unique dependency count for its default features has grown
+//!   more than 10 % over the one ARCHITECTURE.md's Dependencies table gives
+//!   it, and the table has a line for every workspace crate (see [`deps`]
+//!   for how the count is made).
+
+mod deps;
 
 use std::path::{Path, PathBuf};
 
@@ -76,7 +82,22 @@ fn problems(root: &Path) -> Result<Vec<String>> {
     }
     registry_order(&mut problems);
     rule_coverage(root, &mut problems)?;
+    dependency_counts(root, &mut problems)?;
     Ok(problems)
+}
+
+/// Each crate's dependency count against ARCHITECTURE.md's table.
+fn dependency_counts(root: &Path, problems: &mut Vec<String>) -> Result<()> {
+    let doc = root.join("ARCHITECTURE.md");
+    let Ok(text) = std::fs::read_to_string(&doc) else {
+        problems
+            .push("ARCHITECTURE.md: missing; it holds the crates' dependency counts".to_owned());
+        return Ok(());
+    };
+    let recorded = deps::recorded(&text);
+    let actual = deps::default_counts(&deps::metadata(root)?)?;
+    problems.extend(deps::compare(&relative(root, &doc), &recorded, &actual));
+    Ok(())
 }
 
 fn members(root: &Path, root_manifest: &toml::Table) -> Result<Vec<Member>> {

@@ -31,7 +31,7 @@ use objectstack_spec::materialise::Route;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::{Canonical, CanonicalError, hex, write_object};
+use super::canonical::{Canonical, CanonicalError, hex, write_object};
 
 /// The layout version hashed into every digest.
 const LAYOUT: &str = "objectstack.executable/1";

@@ -45,7 +45,7 @@ use serde_json::{Map, Value};
 
 use super::store::{ApprovalStore, Cas, ListFilter, StoreError};
 use super::{PendingAction, State};
-use crate::runtime::Actor;
+use crate::actor::Actor;
 
 /// `PRAGMA application_id` of an approval queue file ("OSAQ").
 const APPLICATION_ID: i64 = 0x4F53_4151;
@@ -708,7 +708,7 @@ fn upgrade_from_1(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
                 .ok()
                 .and_then(|p| serde_json::from_str::<Actor>(&p).ok());
             let key = match (tool, proposer) {
-                (Some(tool), Some(proposer)) => super::dedup_key(
+                (Some(tool), Some(proposer)) => super::id::dedup_key(
                     conversation.as_deref(),
                     tool_call.as_deref(),
                     &tool,

@@ -275,6 +275,8 @@ pub(crate) fn unsendable(action: &json::Map<'_>, row_context: bool) -> Option<St
 /// typed `object`, or an array whose `items` are typed `object` or
 /// `array`. (Values the schema leaves open are checked when the call is
 /// made: one that does not fit is an error, never dropped.)
+// Only the runtime (`register_action`) refuses such a host definition.
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
 pub(crate) fn unsendable_parameters(parameters: &Map<String, Value>) -> Option<String> {
     // Whether a `type` (a name or a list of names) admits one of `names`.
     let admits = |t: Option<&Value>, names: &[&str]| match t {

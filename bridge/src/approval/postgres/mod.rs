@@ -53,7 +53,7 @@ use tokio_postgres::{AsyncMessage, Client, NoTls, Row, Statement};
 
 use super::store::{ApprovalStore, Cas, ListFilter, StoreError, Wake};
 use super::{PendingAction, State};
-use crate::runtime::Actor;
+use crate::actor::Actor;
 
 /// The columns a row is read from, in [`decode_row`]'s order.
 const COLUMNS: &str = "id, tool_name, action_name, object_name, input::text, input_sha256, \
