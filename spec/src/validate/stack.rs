@@ -278,8 +278,57 @@ pub(crate) fn duplicates_as(
     }
 }
 
-/// Validates a whole stack document.
-pub(crate) fn check<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
+/// Records of the collections above which [`check`] runs its two halves
+/// on two threads (below it, a thread costs more than it saves).
+const PARALLEL_RECORDS: usize = 4096;
+
+/// Validates a whole stack document, in the order of [`COLLECTIONS`]
+/// (near-miss top-level keys first). A large document is checked in two
+/// halves on two threads, objects and stack-level actions beside tools,
+/// skills and agents; each half collects its own diagnostics, and they are
+/// joined in the same order.
+pub(crate) fn check(cx: &mut Cx, document: &Map<'_>) {
+    let records: usize = COLLECTIONS
+        .iter()
+        .filter_map(|key| match document.get(key)? {
+            Value::Array(items) => Some(items.len()),
+            Value::Object(entries) => Some(entries.len()),
+            _ => None,
+        })
+        .sum();
+    if records >= PARALLEL_RECORDS {
+        let joined = std::thread::scope(|scope| {
+            let first = std::thread::Builder::new().spawn_scoped(scope, || {
+                let mut cx = Cx::default();
+                first_half(&mut cx, document, &Arena::new());
+                cx
+            });
+            let Ok(first) = first else {
+                // No second thread: fall through to one.
+                return None;
+            };
+            let mut second = Cx::default();
+            second_half(&mut second, document, &Arena::new());
+            Some((first.join(), second))
+        });
+        match joined {
+            Some((Ok(first), second)) => {
+                cx.append(first);
+                cx.append(second);
+                return;
+            }
+            Some((Err(panic), _)) => std::panic::resume_unwind(panic),
+            None => {}
+        }
+    }
+    let arena = Arena::new();
+    first_half(cx, document, &arena);
+    second_half(cx, document, &arena);
+}
+
+/// Near-miss top-level keys, objects (with their fields and actions) and
+/// the stack's actions.
+fn first_half<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
     top_level_near_misses(cx, document);
     let root = JsonPath::root();
 
@@ -305,7 +354,11 @@ pub(crate) fn check<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
         None,
         "the stack's `actions`",
     );
+}
 
+/// Tools, skills and agents.
+fn second_half<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
+    let root = JsonPath::root();
     let tools = collection(cx, document, "tools", &root, "tool", arena);
     let mut names = Vec::new();
     for entry in &tools {
