@@ -455,6 +455,47 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn two_halves_give_what_one_thread_gives() {
+        // Enough records for two threads, with problems in every
+        // collection, so the joined order is checked.
+        let bad = |i: usize| {
+            if i.is_multiple_of(7) {
+                json!(3)
+            } else {
+                json!(format!("Bad {i}"))
+            }
+        };
+        let objects: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "label": i, "actions": [{"name": bad(i)}]}))
+            .collect();
+        let actions: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "type": 1}))
+            .collect();
+        let tools: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "x": true}))
+            .collect();
+        let skills: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "tools": [bad(i)]}))
+            .collect();
+        let document = json!({"objects": objects, "actions": actions, "tools": tools,
+            "skills": skills, "agents": {"A": {"skills": 1}}, "skill": []});
+        let serde_json::Value::Object(map) = &document else {
+            unreachable!("an object")
+        };
+        let arena = crate::json::Arena::new();
+        let document = crate::json::Map::from_serde(map, &arena);
+        let mut parallel = super::Cx::default();
+        super::check(&mut parallel, document);
+        let mut serial = super::Cx::default();
+        let arena = crate::json::Arena::new();
+        super::first_half(&mut serial, document, &arena);
+        super::second_half(&mut serial, document, &arena);
+        let (parallel, serial) = (parallel.into_diagnostics(), serial.into_diagnostics());
+        assert!(serial.len() > 6000, "{}", serial.len());
+        assert_eq!(parallel, serial);
+    }
+
+    #[test]
     fn collection_shapes() {
         assert_eq!(
             ids(json!({"skills": "all", "tools": [null, 3], "agents": {"a": true}})),
