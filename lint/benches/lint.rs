@@ -1,5 +1,7 @@
 //! criterion benchmarks of the lint's four stages, each on its own: parse,
-//! resolve, suggest and render (see docs/performance.md).
+//! resolve, suggest and render; and of the checks on a parsed document:
+//! the `spec` validation alone and the whole lint (see
+//! docs/performance.md).
 //!
 //! `cargo bench -p objectstack-lint --bench lint` runs them; CI only
 //! compiles them. The inputs come from the seeded generator, so every run
@@ -130,9 +132,37 @@ fn render_formats(c: &mut Criterion) {
     group.finish();
 }
 
+/// The checks on a parsed 100,000-reference stack at 0.5 % misses: the
+/// `spec` validation on its own (what `validate` runs, and what `lint`
+/// runs beside its rules), and the whole lint (rules, validation and
+/// locating the findings).
+fn check(c: &mut Criterion) {
+    let json = generate(&config(100_000, 0.5));
+    let arena = objectstack_spec::json::Arena::new();
+    let Ok(root) = objectstack_spec::json::parse_document(json.as_bytes(), &arena) else {
+        return;
+    };
+    let mut group = c.benchmark_group("check");
+    group.throughput(Throughput::Bytes(json.len() as u64));
+    group.bench_function("validate_100k", |b| {
+        b.iter(|| objectstack_spec::validate::validate(black_box(root)).len())
+    });
+    group.bench_function("lint_100k", |b| {
+        b.iter(|| {
+            lint(&Source {
+                file: "stack.json",
+                text: Some(&json),
+                root,
+            })
+            .len()
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = parse, resolve, suggest, render_formats
+    targets = parse, resolve, suggest, render_formats, check
 }
 criterion_main!(benches);

@@ -129,7 +129,7 @@ pub fn documentation(id: &str) -> Option<(Severity, String, String)> {
 pub fn materialised_names(roots: &[&objectstack_spec::json::Map<'_>]) -> Vec<String> {
     let arena = objectstack_spec::json::Arena::new();
     let stack = stack::Stack::new(roots, &arena);
-    rule::Context::new(&stack).materialised
+    rule::Context::new(&stack).materialised()
 }
 
 /// The known id nearest to `id`, for "did you mean" messages.

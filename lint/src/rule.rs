@@ -218,10 +218,6 @@ pub(crate) struct Context<'s, 'a> {
     /// What the predicate says of each tool record (by index into
     /// `stack.tools`): `Ok(None)` for an unbound record.
     pub(crate) refinements: Vec<Result<Option<Refinement<'a>>, RecordSkip>>,
-    /// The tool names a runtime registers from this stack with everything
-    /// wired: each materialised `action_<name>` no record supersedes, then
-    /// each refined tool (platform names excluded, each name once).
-    pub(crate) materialised: Vec<String>,
     /// Indexed candidate lists for "did you mean" over action, flow and
     /// skill names, built on first use.
     action_names: OnceLock<Universe>,
@@ -286,11 +282,32 @@ impl<'s, 'a> Context<'s, 'a> {
             }
         }
         let superseded = Superseded::of(stack.tools.iter().map(|t| t.fields()));
+        let refinements = judge_records(stack);
+        Context {
+            stack,
+            universe: Universe::new(names),
+            first_action,
+            next_same_name,
+            unexposed,
+            needs_approval,
+            superseded,
+            refinements,
+            action_names: OnceLock::new(),
+            flow_names: OnceLock::new(),
+            skill_names: OnceLock::new(),
+        }
+    }
+
+    /// The tool names a runtime registers from this stack with everything
+    /// wired: each materialised `action_<name>` no record supersedes, then
+    /// each refined tool (platform names excluded, each name once). Only
+    /// [`crate::materialised_names`] asks, so the rules do not pay for it.
+    pub(crate) fn materialised(&self) -> Vec<String> {
         let mut materialised = Vec::new();
         let mut seen: HashSet<&str, FastHash> = HashSet::default();
-        for action in &stack.actions {
+        for action in &self.stack.actions {
             if let Some(name) = action.entry.name()
-                && !superseded.contains(name)
+                && !self.superseded.contains(name)
                 && !seen.contains(name)
                 && materialises(action.entry.fields())
             {
@@ -301,28 +318,17 @@ impl<'s, 'a> Context<'s, 'a> {
                 }
             }
         }
-        let refinements = judge_records(stack);
-        for outcome in &refinements {
+        // Each name once: a refined tool may carry a materialised name.
+        let mut listed: HashSet<String, FastHash> = materialised.iter().cloned().collect();
+        for outcome in &self.refinements {
             if let Ok(Some(r)) = outcome
-                && !materialised.iter().any(|m| m == r.name)
+                && !listed.contains(r.name)
             {
+                listed.insert(r.name.to_owned());
                 materialised.push(r.name.to_owned());
             }
         }
-        Context {
-            stack,
-            universe: Universe::new(names),
-            first_action,
-            next_same_name,
-            unexposed,
-            needs_approval,
-            superseded,
-            refinements,
-            materialised,
-            action_names: OnceLock::new(),
-            flow_names: OnceLock::new(),
-            skill_names: OnceLock::new(),
-        }
+        materialised
     }
 
     /// The indexed list of action, flow or skill names.

@@ -101,7 +101,11 @@ struct File {
 
 struct Loaded {
     text: String,
-    root: Map<String, Value>,
+    /// The `serde_json` reading, kept only for `--compose` (composition
+    /// works on owned documents); validation reads the borrowed tree.
+    root: Option<Map<String, Value>>,
+    /// The file's own diagnostics, made while it was loaded.
+    diagnostics: Vec<Diagnostic>,
 }
 
 /// A diagnostic with the file it belongs to.
@@ -121,26 +125,19 @@ struct Located {
 
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
-    let files: Vec<File> = args
+    let mut files: Vec<File> = args
         .files
         .iter()
         .map(|path| File {
             display: path.display().to_string(),
-            loaded: load(path),
+            loaded: load(path, args.compose),
         })
         .collect();
 
     let mut found = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        if let Ok(loaded) = &file.loaded {
-            // The borrowed tree (as `lint` reads a file) also notes a key
-            // written twice in one object, which `serde_json` drops.
-            let arena = objectstack_spec::json::Arena::new();
-            let diagnostics = match objectstack_spec::json::parse_object(&loaded.text, &arena) {
-                Ok(document) => validate(document),
-                Err(_) => validate_serde(&loaded.root),
-            };
-            for diagnostic in diagnostics {
+    for (i, file) in files.iter_mut().enumerate() {
+        if let Ok(loaded) = &mut file.loaded {
+            for diagnostic in std::mem::take(&mut loaded.diagnostics) {
                 let related_files = vec![i; diagnostic.related.len()];
                 found.push(Found {
                     file: i,
@@ -183,7 +180,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
 }
 
 /// Reads and parses one file; any failure is unusable input.
-fn load(path: &Path) -> Result<Loaded, Unusable> {
+/// With `compose`, the `serde_json` reading is kept for the composition.
+fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     let plain = |message: String| Unusable {
         message,
         position: None,
@@ -194,6 +192,7 @@ fn load(path: &Path) -> Result<Loaded, Unusable> {
         }
         other => plain(other.to_string()),
     })?;
+    let binary = is_binary(&bytes);
     let located = |err: ParseError| {
         let message = err.to_string();
         let (line, column) = err.line_column();
@@ -202,7 +201,7 @@ fn load(path: &Path) -> Result<Loaded, Unusable> {
             .strip_prefix(&format!("{line}:{column}: "))
             .map(str::to_owned)
             .unwrap_or(message);
-        let message = if is_binary(&bytes) {
+        let message = if binary {
             format!("{message} (this looks like a binary file, not a JSON stack)")
         } else {
             message
@@ -212,16 +211,45 @@ fn load(path: &Path) -> Result<Loaded, Unusable> {
             position: (line > 0).then_some((line, column)),
         }
     };
-    let text = decode_utf8(&bytes).map_err(located)?.to_owned();
-    let root = match parse_value(&text).map_err(located)? {
-        Value::Object(root) => root,
-        other => {
-            return Err(located(ParseError::NotAnObject {
-                found: objectstack_spec::materialise::kind(&other),
-            }));
+    // One UTF-8 check, and no copy: the bytes become the text.
+    let mut text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            return Err(match decode_utf8(err.as_bytes()) {
+                Err(e) => located(e),
+                Ok(_) => plain("the file is not valid UTF-8".to_owned()),
+            });
         }
     };
-    Ok(Loaded { text, root })
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    let serde_root = |text: &str| match parse_value(text).map_err(located)? {
+        Value::Object(root) => Ok(root),
+        other => Err(located(ParseError::NotAnObject {
+            found: objectstack_spec::materialise::kind(&other),
+        })),
+    };
+    // Composition reads owned documents: only `--compose` pays for one.
+    let root = if compose {
+        Some(serde_root(&text)?)
+    } else {
+        None
+    };
+    // The borrowed tree (as `lint` reads a file) also notes a key written
+    // twice in one object, which `serde_json` drops. Its errors are
+    // `serde_json`'s; the owned reading reports them.
+    let arena = objectstack_spec::json::Arena::new();
+    let diagnostics = match objectstack_spec::json::parse_object(&text, &arena) {
+        Ok(document) => validate(document),
+        Err(_) => validate_serde(&serde_root(&text)?),
+    };
+    drop(arena);
+    Ok(Loaded {
+        text,
+        root,
+        diagnostics,
+    })
 }
 
 /// Whether the bytes look like a binary file (a NUL in the first 8 KiB).
@@ -231,16 +259,20 @@ fn is_binary(bytes: &[u8]) -> bool {
 
 /// The diagnostics only a composition of the usable files has.
 fn composed(files: &[File]) -> Vec<Found> {
-    let usable: Vec<(usize, &File, &Loaded)> = files
+    // Every usable file has its owned reading when composing.
+    let usable: Vec<(usize, &File, &Map<String, Value>)> = files
         .iter()
         .enumerate()
-        .filter_map(|(i, f)| f.loaded.as_ref().ok().map(|l| (i, f, l)))
+        .filter_map(|(i, f)| {
+            let root = f.loaded.as_ref().ok()?.root.as_ref()?;
+            Some((i, f, root))
+        })
         .collect();
     let sources: Vec<Source<'_>> = usable
         .iter()
-        .map(|(_, file, loaded)| Source {
+        .map(|(_, file, root)| Source {
             name: &file.display,
-            stack: &loaded.root,
+            stack: root,
         })
         .collect();
     let file_of = |source: Option<usize>, default: usize| {

@@ -20,6 +20,15 @@ impl Cx {
         self.out.push(diagnostic);
     }
 
+    /// Appends another sink's diagnostics after these.
+    pub(crate) fn append(&mut self, mut other: Cx) {
+        if self.out.is_empty() {
+            self.out = other.out;
+        } else {
+            self.out.append(&mut other.out);
+        }
+    }
+
     pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.out
     }

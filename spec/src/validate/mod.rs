@@ -189,9 +189,8 @@ impl fmt::Display for Diagnostic {
 /// one object (which only a document read by [`crate::json::parse`] can
 /// tell: see [`crate::json::Map::duplicates`]).
 pub fn validate(document: &Map<'_>) -> Vec<Diagnostic> {
-    let arena = crate::json::Arena::new();
     let mut cx = check::Cx::default();
-    stack::check(&mut cx, document, &arena);
+    stack::check(&mut cx, document);
     duplicate::check(&mut cx, document);
     cx.into_diagnostics()
 }

@@ -278,8 +278,57 @@ pub(crate) fn duplicates_as(
     }
 }
 
-/// Validates a whole stack document.
-pub(crate) fn check<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
+/// Records of the collections above which [`check`] runs its two halves
+/// on two threads (below it, a thread costs more than it saves).
+const PARALLEL_RECORDS: usize = 4096;
+
+/// Validates a whole stack document, in the order of [`COLLECTIONS`]
+/// (near-miss top-level keys first). A large document is checked in two
+/// halves on two threads, objects and stack-level actions beside tools,
+/// skills and agents; each half collects its own diagnostics, and they are
+/// joined in the same order.
+pub(crate) fn check(cx: &mut Cx, document: &Map<'_>) {
+    let records: usize = COLLECTIONS
+        .iter()
+        .filter_map(|key| match document.get(key)? {
+            Value::Array(items) => Some(items.len()),
+            Value::Object(entries) => Some(entries.len()),
+            _ => None,
+        })
+        .sum();
+    if records >= PARALLEL_RECORDS {
+        let joined = std::thread::scope(|scope| {
+            let first = std::thread::Builder::new().spawn_scoped(scope, || {
+                let mut cx = Cx::default();
+                first_half(&mut cx, document, &Arena::new());
+                cx
+            });
+            let Ok(first) = first else {
+                // No second thread: fall through to one.
+                return None;
+            };
+            let mut second = Cx::default();
+            second_half(&mut second, document, &Arena::new());
+            Some((first.join(), second))
+        });
+        match joined {
+            Some((Ok(first), second)) => {
+                cx.append(first);
+                cx.append(second);
+                return;
+            }
+            Some((Err(panic), _)) => std::panic::resume_unwind(panic),
+            None => {}
+        }
+    }
+    let arena = Arena::new();
+    first_half(cx, document, &arena);
+    second_half(cx, document, &arena);
+}
+
+/// Near-miss top-level keys, objects (with their fields and actions) and
+/// the stack's actions.
+fn first_half<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
     top_level_near_misses(cx, document);
     let root = JsonPath::root();
 
@@ -305,7 +354,11 @@ pub(crate) fn check<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
         None,
         "the stack's `actions`",
     );
+}
 
+/// Tools, skills and agents.
+fn second_half<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
+    let root = JsonPath::root();
     let tools = collection(cx, document, "tools", &root, "tool", arena);
     let mut names = Vec::new();
     for entry in &tools {
@@ -400,6 +453,47 @@ fn object<'a>(cx: &mut Cx, entry: &Entry<'_>, raw: &'a Map<'a>, arena: &'a Arena
 mod tests {
     use super::super::test_support::{ids, run};
     use serde_json::json;
+
+    #[test]
+    fn two_halves_give_what_one_thread_gives() {
+        // Enough records for two threads, with problems in every
+        // collection, so the joined order is checked.
+        let bad = |i: usize| {
+            if i.is_multiple_of(7) {
+                json!(3)
+            } else {
+                json!(format!("Bad {i}"))
+            }
+        };
+        let objects: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "label": i, "actions": [{"name": bad(i)}]}))
+            .collect();
+        let actions: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "type": 1}))
+            .collect();
+        let tools: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "x": true}))
+            .collect();
+        let skills: Vec<_> = (0..1500)
+            .map(|i| json!({"name": bad(i), "tools": [bad(i)]}))
+            .collect();
+        let document = json!({"objects": objects, "actions": actions, "tools": tools,
+            "skills": skills, "agents": {"A": {"skills": 1}}, "skill": []});
+        let serde_json::Value::Object(map) = &document else {
+            unreachable!("an object")
+        };
+        let arena = crate::json::Arena::new();
+        let document = crate::json::Map::from_serde(map, &arena);
+        let mut parallel = super::Cx::default();
+        super::check(&mut parallel, document);
+        let mut serial = super::Cx::default();
+        let arena = crate::json::Arena::new();
+        super::first_half(&mut serial, document, &arena);
+        super::second_half(&mut serial, document, &arena);
+        let (parallel, serial) = (parallel.into_diagnostics(), serial.into_diagnostics());
+        assert!(serial.len() > 6000, "{}", serial.len());
+        assert_eq!(parallel, serial);
+    }
 
     #[test]
     fn collection_shapes() {

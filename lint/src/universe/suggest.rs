@@ -1,0 +1,589 @@
+//! The suggestion index: a compressed trie of the names, trigram posting
+//! lists, and the banded edit-distance walk over the trie.
+
+use objectstack_spec::text::levenshtein_units;
+
+use super::set::{Universe, id32};
+
+/// A score and the id of the name that earns it; lower is better, ties go
+/// to the lower id (the name scanned first).
+type Scored = (usize, u32);
+
+fn better(a: Option<Scored>, b: Option<Scored>) -> Option<Scored> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// "No name" in [`Node::terminal`].
+const NONE: u32 = u32::MAX;
+
+/// Cells above this many make one edit-distance walk fall back to a linear
+/// scan (only for pathologically long references and names).
+const MAX_BAND_CELLS: usize = 1 << 22;
+
+#[derive(Clone)]
+pub(super) struct SuggestIndex {
+    trie: Vec<Node>,
+    /// The trie's edge labels, in node order (siblings side by side).
+    labels: Vec<u16>,
+    /// `has_len[l]`: some name is `l` units long.
+    has_len: Vec<bool>,
+    /// Ids ordered by (length, id): a name's *rank* is its position here.
+    rank_to_id: Vec<u32>,
+    /// Length of the name of each rank (ascending).
+    rank_len: Vec<u32>,
+    /// `64 - log2(bucket count)` for trigram hashes.
+    bucket_shift: u32,
+    /// Postings of bucket `b` are `postings[bucket_starts[b]..bucket_starts[b + 1]]`.
+    bucket_starts: Vec<u32>,
+    /// Ranks, ascending within each bucket, one per (bucket, name).
+    postings: Vec<u32>,
+}
+
+/// A node of the compressed trie of the names.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    /// The edge label is `labels[label..label + label_len]`.
+    label: u32,
+    label_len: u32,
+    /// Prefix length at the end of the label.
+    depth: u32,
+    /// Children are `trie[first_child..first_child + children]`, ascending
+    /// by the first unit of their labels.
+    first_child: u32,
+    children: u32,
+    /// The name spelled by the path to here, or [`NONE`].
+    terminal: u32,
+    /// Lowest id, and shortest and longest name length, in the subtree.
+    min_id: u32,
+    min_len: u32,
+    max_len: u32,
+}
+
+impl SuggestIndex {
+    /// `None` when an offset does not fit in 32 bits.
+    pub(super) fn build(universe: &Universe, sorted: &[u32]) -> Option<Self> {
+        id32(universe.units.len())?;
+        let n = universe.names.len();
+        let mut lens = Vec::with_capacity(n);
+        let mut max_len = 0;
+        for id in (0..n).filter_map(id32) {
+            let len = universe.units_of(id).len();
+            max_len = max_len.max(len);
+            lens.push((id32(len)?, id));
+        }
+        lens.sort_unstable();
+        let mut has_len = vec![false; max_len + 1];
+        for &(len, _) in &lens {
+            if let Some(slot) = has_len.get_mut(len as usize) {
+                *slot = true;
+            }
+        }
+        let rank_to_id: Vec<u32> = lens.iter().map(|&(_, id)| id).collect();
+        let rank_len: Vec<u32> = lens.iter().map(|&(len, _)| len).collect();
+        let (bucket_shift, bucket_starts, postings) = trigram_postings(universe, &rank_to_id)?;
+        let (trie, labels) = build_trie(universe, sorted)?;
+        Some(SuggestIndex {
+            trie,
+            labels,
+            has_len,
+            rank_to_id,
+            rank_len,
+            bucket_shift,
+            bucket_starts,
+            postings,
+        })
+    }
+
+    fn label(&self, node: &Node) -> &[u16] {
+        let start = node.label as usize;
+        self.labels
+            .get(start..start + node.label_len as usize)
+            .unwrap_or_default()
+    }
+
+    fn node(&self, index: u32) -> Option<&Node> {
+        self.trie.get(index as usize)
+    }
+
+    fn children(&self, node: &Node) -> &[Node] {
+        let first = node.first_child as usize;
+        self.trie
+            .get(first..first + node.children as usize)
+            .unwrap_or_default()
+    }
+
+    /// The best (score, id) for `query`, as upstream's linear scan finds it.
+    pub(super) fn best(&self, universe: &Universe, query: &[u16]) -> Option<Scored> {
+        let len = query.len();
+        let mut best = None;
+        if len >= 3 {
+            best = better(best, self.inside(query));
+            best = better(best, self.containing(universe, query, best));
+            if let Some((score, _)) = best
+                && score <= 100
+            {
+                // No edit-distance score (100 + d) can beat it: an equal 100
+                // would need d = 0, a name equal to the query, which contains
+                // it and scores 0.
+                return best;
+            }
+        }
+        let bound = 2.max(len / 3);
+        let limit = match best {
+            Some((score, _)) => bound.min(score - 100),
+            None => bound,
+        };
+        let edit = self
+            .nearest_edit(universe, query, limit)
+            .map(|(d, id)| (100 + d, id));
+        better(best, edit)
+    }
+
+    /// The best name inside the query (scored `len(query) - len(name)`):
+    /// from every start, walk down the trie along the query.
+    fn inside(&self, query: &[u16]) -> Option<Scored> {
+        let len = query.len();
+        let mut best = None;
+        for start in 0..len {
+            let mut at = start;
+            let mut node = self.node(0);
+            while let Some(n) = node {
+                let label = self.label(n);
+                if !query.get(at..).is_some_and(|rest| rest.starts_with(label)) {
+                    break;
+                }
+                at += label.len();
+                if n.terminal != NONE {
+                    best = better(best, Some((len - (at - start), n.terminal)));
+                }
+                let Some(&unit) = query.get(at) else { break };
+                node = self.child(n, unit);
+            }
+        }
+        best
+    }
+
+    /// The child of `node` whose label starts with `unit`.
+    fn child(&self, node: &Node, unit: u16) -> Option<&Node> {
+        let children = self.children(node);
+        let first = |c: &Node| self.labels.get(c.label as usize).copied();
+        let i = children.partition_point(|c| first(c) < Some(unit));
+        children.get(i).filter(|c| first(c) == Some(unit))
+    }
+
+    /// The best name containing the query (scored `len(name) - len(query)`),
+    /// unless it cannot beat `bound`.
+    fn containing(
+        &self,
+        universe: &Universe,
+        query: &[u16],
+        bound: Option<Scored>,
+    ) -> Option<Scored> {
+        let len = query.len();
+        let first_unit = *query.first()?;
+        // The rarest trigram's bucket: every name containing the query has
+        // all its trigrams, so lists only this bucket's names.
+        let list = trigram_buckets(query, self.bucket_shift)
+            .map(|b| self.bucket(b))
+            .min_by_key(|list| list.len())?;
+        let first = list.partition_point(|&rank| (self.len_of_rank(rank) as usize) < len);
+        for &rank in list.get(first..).unwrap_or_default() {
+            let score = self.len_of_rank(rank) as usize - len;
+            if bound.is_some_and(|(s, _)| score > s) {
+                break;
+            }
+            let Some(&id) = self.rank_to_id.get(rank as usize) else {
+                continue;
+            };
+            let found = universe
+                .units_of(id)
+                .windows(len)
+                .any(|w| w.first() == Some(&first_unit) && w == query);
+            if found {
+                // Ranks ascend by (length, id): the first hit is the best.
+                return Some((score, id));
+            }
+        }
+        None
+    }
+
+    fn bucket(&self, bucket: usize) -> &[u32] {
+        match (
+            self.bucket_starts.get(bucket),
+            self.bucket_starts.get(bucket + 1),
+        ) {
+            (Some(&a), Some(&b)) => self
+                .postings
+                .get(a as usize..b as usize)
+                .unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
+    fn len_of_rank(&self, rank: u32) -> u32 {
+        self.rank_len.get(rank as usize).copied().unwrap_or(0)
+    }
+
+    fn any_len_within(&self, len: usize, bound: usize) -> bool {
+        let lo = len.saturating_sub(bound);
+        let hi = (len + bound).min(self.has_len.len().saturating_sub(1));
+        lo <= hi && self.has_len.get(lo..=hi).is_some_and(|s| s.contains(&true))
+    }
+
+    /// The nearest name at edit distance at most `limit`, as (distance, id)
+    /// with the lowest id among the nearest.
+    fn nearest_edit(&self, universe: &Universe, query: &[u16], limit: usize) -> Option<Scored> {
+        if let Some(id) = universe.lookup(query) {
+            return Some((0, id));
+        }
+        let max_len = self.has_len.len().saturating_sub(1);
+        // One error (typos), two, then everything up to the limit with the
+        // bound tightening as names are found: small bounds prune hardest,
+        // and a bound that finds nothing is not walked twice.
+        let schedule = [1, 2, limit];
+        let mut last_done = 0;
+        for bound in schedule {
+            if bound <= last_done {
+                continue;
+            }
+            if !self.any_len_within(query.len(), bound) {
+                continue;
+            }
+            let depth = max_len.min(query.len() + bound + 1);
+            let hit = if (depth + 1).saturating_mul(2 * bound + 1) > MAX_BAND_CELLS {
+                scan_within(universe, query, bound)
+            } else {
+                self.walk_within(query, bound, depth, last_done + 1)
+            };
+            if hit.is_some() {
+                return hit;
+            }
+            last_done = bound;
+        }
+        None
+    }
+
+    /// The nearest name within edit distance `bound` of `query`, as
+    /// (distance, id) with the lowest id among the nearest: a depth-first
+    /// walk of the trie keeping one banded Levenshtein row per depth. Row
+    /// `t` holds `D[t][j] = distance(name[..t], query[..j])` for
+    /// `|t - j| <= bound` at offset `j + bound - t`, capped at `bound + 1`.
+    /// A subtree is abandoned when no name of its lengths can finish within
+    /// the bound (tightened to the best distance found) from any cell of
+    /// the current row, or when it could only tie the best with higher ids.
+    /// No name is nearer than `floor` (the caller has ruled those out).
+    fn walk_within(
+        &self,
+        query: &[u16],
+        bound: usize,
+        depth: usize,
+        floor: usize,
+    ) -> Option<Scored> {
+        let len = query.len();
+        let floor = id32(floor).unwrap_or(NONE);
+        let width = 2 * bound + 1;
+        let cap = id32(bound + 1).unwrap_or(NONE);
+        let mut rows = vec![cap; (depth + 1) * width];
+        for (offset, cell) in rows.iter_mut().take(width).enumerate() {
+            if offset >= bound && offset - bound <= len {
+                *cell = id32(offset - bound).unwrap_or(cap);
+            }
+        }
+        // The best (distance, id) so far, (cap, NONE) for none; a subtree
+        // whose distances are at least `lower` and ids at least `min_id`
+        // can improve on it only if (lower, min_id) is less.
+        let mut best: (u32, u32) = (cap, NONE);
+        let hopeless = |lower: u32, min_id: u32, best: (u32, u32)| {
+            lower >= cap || (lower.max(floor), min_id) >= best
+        };
+        let mut stack = vec![(0u32, 0u32)];
+        while let Some((index, parent_lower)) = stack.pop() {
+            let Some(node) = self.node(index) else {
+                continue;
+            };
+            if hopeless(parent_lower, node.min_id, best) {
+                continue;
+            }
+            let start = (node.depth - node.label_len) as usize;
+            let mut lower = parent_lower;
+            let mut alive = true;
+            for (k, &unit) in self.label(node).iter().enumerate() {
+                let t = start + k + 1;
+                if t > depth {
+                    alive = false;
+                    break;
+                }
+                let (head, tail) = rows.split_at_mut(t * width);
+                let prev = head.get((t - 1) * width..).unwrap_or_default();
+                let cur = tail.get_mut(..width).unwrap_or_default();
+                let reach = Reach {
+                    t,
+                    bound,
+                    len,
+                    min_len: node.min_len as usize,
+                    max_len: node.max_len as usize,
+                };
+                lower = band_row(prev, cur, query, unit, &reach, cap);
+                if hopeless(lower, node.min_id, best) {
+                    alive = false;
+                    break;
+                }
+            }
+            if !alive {
+                continue;
+            }
+            let n = node.depth as usize;
+            if node.terminal != NONE
+                && n + bound >= len
+                && n <= len + bound
+                && let Some(&d) = rows.get(n * width + (len + bound - n))
+                && d < cap
+            {
+                best = best.min((d, node.terminal));
+            }
+            let first = node.first_child;
+            stack.extend((first..first + node.children).rev().map(|c| (c, lower)));
+        }
+        (best.0 < cap).then_some((best.0 as usize, best.1))
+    }
+}
+
+/// Linear fallback of [`SuggestIndex::walk_within`] for pathological sizes.
+fn scan_within(universe: &Universe, query: &[u16], bound: usize) -> Option<Scored> {
+    (0..universe.names.len())
+        .filter_map(id32)
+        .filter_map(|id| {
+            let units = universe.units_of(id);
+            if units.len().abs_diff(query.len()) > bound {
+                return None;
+            }
+            let d = levenshtein_units(query, units);
+            (d <= bound).then_some((d, id))
+        })
+        .min()
+}
+
+/// What a row of the walk may still reach: it is row `t` of a subtree
+/// whose names are `min_len..=max_len` units long.
+struct Reach {
+    t: usize,
+    bound: usize,
+    len: usize,
+    min_len: usize,
+    max_len: usize,
+}
+
+/// Computes row `t` (for name unit `unit`) from row `t - 1` and returns a
+/// lower bound on the distance of any name of the subtree: the least, over
+/// the row's cells, of the cell plus the length gap left between the rest
+/// of the query and the rest of a name.
+fn band_row(
+    prev: &[u32],
+    cur: &mut [u32],
+    query: &[u16],
+    unit: u16,
+    reach: &Reach,
+    cap: u32,
+) -> u32 {
+    let Reach {
+        t,
+        bound,
+        len,
+        min_len,
+        max_len,
+    } = *reach;
+    let rest_lo = min_len.saturating_sub(t);
+    let rest_hi = max_len.saturating_sub(t);
+    let mut lower = cap;
+    let mut left = cap;
+    for (offset, cell) in cur.iter_mut().enumerate() {
+        let value = match (t + offset).checked_sub(bound) {
+            None => cap,
+            Some(j) if j > len => cap,
+            Some(0) => id32(t).unwrap_or(cap).min(cap),
+            Some(j) => {
+                let same = query.get(j - 1) == Some(&unit);
+                let diag = prev.get(offset).copied().unwrap_or(cap) + u32::from(!same);
+                let up = prev.get(offset + 1).copied().unwrap_or(cap) + 1;
+                diag.min(up).min(left + 1).min(cap)
+            }
+        };
+        *cell = value;
+        left = value;
+        if value < cap
+            && let Some(j) = (t + offset).checked_sub(bound)
+        {
+            let rest = len - j;
+            let gap = if rest < rest_lo {
+                rest_lo - rest
+            } else {
+                rest.saturating_sub(rest_hi)
+            };
+            lower = lower.min(value.saturating_add(id32(gap).unwrap_or(cap)));
+        }
+    }
+    lower
+}
+
+/// The trigram buckets of `units`, one per position (repeats included).
+fn trigram_buckets(units: &[u16], shift: u32) -> impl Iterator<Item = usize> + '_ {
+    units.windows(3).map(move |w| {
+        // A multiplicative hash; the bucket is its top bits.
+        let hash = w.iter().fold(0x243f_6a88_85a3_08d3_u64, |h, &unit| {
+            (h.rotate_left(5) ^ u64::from(unit)).wrapping_mul(0x517c_c1b7_2722_0a95)
+        });
+        (hash >> shift) as usize
+    })
+}
+
+/// Posting lists of trigram buckets, each listing ranks in ascending order
+/// once: `(shift, bucket starts, postings)`.
+fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec<u32>, Vec<u32>)> {
+    let trigrams: usize = rank_to_id
+        .iter()
+        .map(|&id| universe.units_of(id).len().saturating_sub(2))
+        .sum();
+    id32(trigrams)?;
+    let bits = (trigrams / 16)
+        .next_power_of_two()
+        .trailing_zeros()
+        .clamp(8, 20);
+    let buckets = 1usize << bits;
+    let shift = 64 - bits;
+    // Two passes, counting then filling; `last` drops a name's repeats of
+    // a bucket, which are adjacent because ranks arrive in order.
+    let mut starts = vec![0u32; buckets + 1];
+    let mut last = vec![NONE; buckets];
+    for (rank, &id) in rank_to_id.iter().enumerate() {
+        let rank = id32(rank)?;
+        for bucket in trigram_buckets(universe.units_of(id), shift) {
+            if let (Some(l), Some(c)) = (last.get_mut(bucket), starts.get_mut(bucket + 1))
+                && *l != rank
+            {
+                *l = rank;
+                *c += 1;
+            }
+        }
+    }
+    for b in 0..buckets {
+        let prev = starts.get(b).copied().unwrap_or(0);
+        if let Some(c) = starts.get_mut(b + 1) {
+            *c += prev;
+        }
+    }
+    let mut fill = starts.clone();
+    let mut postings = vec![0u32; starts.last().copied().unwrap_or(0) as usize];
+    last.fill(NONE);
+    for (rank, &id) in rank_to_id.iter().enumerate() {
+        let rank = id32(rank)?;
+        for bucket in trigram_buckets(universe.units_of(id), shift) {
+            if let (Some(l), Some(at)) = (last.get_mut(bucket), fill.get_mut(bucket))
+                && *l != rank
+            {
+                *l = rank;
+                if let Some(p) = postings.get_mut(*at as usize) {
+                    *p = rank;
+                }
+                *at += 1;
+            }
+        }
+    }
+    Some((shift, starts, postings))
+}
+
+/// The compressed trie of the names, from their sorted ids, and its labels;
+/// node 0 is the root. Built with an explicit work queue (no recursion, so
+/// long names cannot exhaust the stack); each name is scanned once per
+/// ancestor, so the work is bounded by the total length of the names.
+fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16>)> {
+    let mut trie = vec![Node {
+        terminal: NONE,
+        min_id: NONE,
+        min_len: NONE,
+        ..Node::default()
+    }];
+    // (node, lo, hi, d): node covers sorted[lo..hi], which share a prefix of
+    // d units (the depth where the node's label starts).
+    // Breadth first: nodes are numbered level by level, so the top of the
+    // trie, which every walk visits, sits in one stretch of memory.
+    let mut work = std::collections::VecDeque::from([(0usize, 0usize, sorted.len(), 0usize)]);
+    while let Some((index, lo, hi, d)) = work.pop_front() {
+        let range = sorted.get(lo..hi).unwrap_or_default();
+        let (Some(&first_id), Some(&last_id)) = (range.first(), range.last()) else {
+            continue;
+        };
+        let first = universe.units_of(first_id);
+        let last = universe.units_of(last_id);
+        let shared = first
+            .iter()
+            .zip(last)
+            .skip(d)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let end = d + shared;
+        let mut rest = range;
+        let mut terminal = NONE;
+        if first.len() == end {
+            terminal = first_id;
+            rest = range.get(1..).unwrap_or_default();
+        }
+        let (mut min_id, mut min_len, mut max_len) = (NONE, usize::MAX, 0);
+        for &id in range {
+            let len = universe.units_of(id).len();
+            min_id = min_id.min(id);
+            min_len = min_len.min(len);
+            max_len = max_len.max(len);
+        }
+        let first_child = trie.len();
+        let mut children = 0u32;
+        let mut k = 0;
+        let unit_at = |id: u32| universe.units_of(id).get(end).copied();
+        while let Some(&id) = rest.get(k) {
+            let unit = unit_at(id);
+            let group = rest
+                .get(k..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|&&other| unit_at(other) == unit)
+                .count();
+            let child_lo = lo + (range.len() - rest.len()) + k;
+            work.push_back((trie.len(), child_lo, child_lo + group, end));
+            trie.push(Node::default());
+            children += 1;
+            k += group;
+        }
+        // An offset into the names' units until the labels are copied out.
+        let label = universe.starts.get(first_id as usize)? + d;
+        let node = Node {
+            label: id32(label)?,
+            label_len: id32(shared)?,
+            depth: id32(end)?,
+            first_child: id32(first_child)?,
+            children,
+            terminal,
+            min_id,
+            min_len: id32(min_len)?,
+            max_len: id32(max_len)?,
+        };
+        if let Some(slot) = trie.get_mut(index) {
+            *slot = node;
+        }
+    }
+    // Copy the labels out of the names, in node order, so a walk over
+    // siblings reads one stretch of memory.
+    let mut labels = Vec::new();
+    for node in &mut trie {
+        let start = node.label as usize;
+        let label = universe
+            .units
+            .get(start..start + node.label_len as usize)
+            .unwrap_or_default();
+        node.label = id32(labels.len())?;
+        labels.extend_from_slice(label);
+    }
+    Some((trie, labels))
+}
