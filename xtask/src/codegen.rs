@@ -8,8 +8,8 @@
 //! | --- | --- |
 //! | `spec/schema/stack.schema.json` | `objectstack_spec::schema::render_schema` |
 //! | `registry/platform-tools.json` | `objectstack_registry::render_json` |
-//! | `docs/cli.md` | [`crate::cli_docs`] from `objectstack_cli::command` |
-//! | `docs/rules/*` | [`crate::rule_docs`] from the lint's rule list |
+//! | `docs/cli.md` | [`cli_docs`] from `objectstack_cli::command` |
+//! | `docs/rules/*` | [`rule_docs`] from the lint's rule list |
 //!
 //! `docs/rules/` is owned entirely by the generator: a file there that the
 //! generator does not produce (the page of a removed rule) is stale too, and
@@ -22,7 +22,9 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::util::{project_root, read_to_string, relative, write_file};
-use crate::{cli_docs, rule_docs};
+
+pub(crate) mod cli_docs;
+pub(crate) mod rule_docs;
 
 /// Arguments of `cargo xtask codegen`.
 #[derive(Debug, clap::Args)]
