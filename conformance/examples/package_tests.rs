@@ -27,7 +27,7 @@ fn boot_runtime(stack: &Map<String, Value>) -> Vec<Tool> {
     let mut tools: Vec<Tool> = statics
         .iter()
         .map(|name| Tool {
-            name: name.to_owned(),
+            name: (*name).to_owned(),
         })
         .collect();
     let arena = objectstack_spec::json::Arena::new();
