@@ -129,14 +129,10 @@ fn capabilities_uses_the_refined_names_and_marks_the_superseded_one() {
 
 #[test]
 fn conform_expects_the_refined_names() {
-    let mut names = vec![
-        "aggregate_data",
-        "get_record",
-        "query_data",
-        "query_records",
-        "search_knowledge",
-        "visualize_data",
-    ];
+    let mut names = objectstack_registry::group("service-ai")
+        .unwrap()
+        .names
+        .to_vec();
     names.extend(REFINED);
     let dump = common::temp_file(
         "refined",

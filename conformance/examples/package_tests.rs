@@ -18,23 +18,18 @@ struct Tool {
     name: String,
 }
 
-/// The fake runtime: `service-ai`'s static tools, plus one tool per action
-/// of the stack that materialises (without an approval queue, actions that
-/// need confirmation are skipped).
+/// The fake runtime: `service-ai`'s static tools (here, exactly the
+/// curated group; a real runtime lists what it registers), plus one tool
+/// per action of the stack that materialises (without an approval queue,
+/// actions that need confirmation are skipped).
 fn boot_runtime(stack: &Map<String, Value>) -> Vec<Tool> {
-    let mut tools: Vec<Tool> = [
-        "aggregate_data",
-        "get_record",
-        "query_data",
-        "query_records",
-        "search_knowledge",
-        "visualize_data",
-    ]
-    .into_iter()
-    .map(|name| Tool {
-        name: name.to_owned(),
-    })
-    .collect();
+    let statics = objectstack_registry::group("service-ai").map_or(&[][..], |g| g.names);
+    let mut tools: Vec<Tool> = statics
+        .iter()
+        .map(|name| Tool {
+            name: (*name).to_owned(),
+        })
+        .collect();
     let arena = objectstack_spec::json::Arena::new();
     let stack = objectstack_spec::json::Map::from_serde(stack, &arena);
     let objects = objectstack_spec::collection::records_of(stack, "objects", &arena);

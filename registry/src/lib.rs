@@ -49,7 +49,7 @@
 //!   "$comment": "...",
 //!   "formatVersion": 1,
 //!   "upstream": { "package": "@objectstack/spec", "version": "17.4.0" },
-//!   "total": 35,
+//!   "total": N, // N = TOTAL, the number of names over every group
 //!   "familyPrefixes": ["action_"],
 //!   "groups": [
 //!     { "package": "service-ai", "names": ["aggregate_data", "..."] },

@@ -8,8 +8,9 @@
 //! | --- | --- |
 //! | `spec/schema/stack.schema.json` | `objectstack_spec::schema::render_schema` |
 //! | `registry/platform-tools.json` | `objectstack_registry::render_json` |
-//! | `docs/cli.md` | [`crate::cli_docs`] from `objectstack_cli::command` |
-//! | `docs/rules/*` | [`crate::rule_docs`] from the lint's rule list |
+//! | `docs/cli.md` | [`cli_docs`] from `objectstack_cli::command` |
+//! | `docs/rules/*` | [`rule_docs`] from the lint's rule list |
+//! | `conformance/vectors/{package,materialised}.json` | [`vectors`] from `conformance/vectors/templates/` and the registry's groups |
 //!
 //! `docs/rules/` is owned entirely by the generator: a file there that the
 //! generator does not produce (the page of a removed rule) is stale too, and
@@ -22,7 +23,10 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::util::{project_root, read_to_string, relative, write_file};
-use crate::{cli_docs, rule_docs};
+
+pub(crate) mod cli_docs;
+pub(crate) mod rule_docs;
+pub(crate) mod vectors;
 
 /// Arguments of `cargo xtask codegen`.
 #[derive(Debug, clap::Args)]
@@ -73,8 +77,9 @@ impl fmt::Display for Staleness {
     }
 }
 
-/// Every generated file, rendered in memory.
-pub(crate) fn generated_files() -> Result<Vec<GeneratedFile>> {
+/// Every generated file, rendered in memory (templates read from under
+/// `root`).
+pub(crate) fn generated_files(root: &Path) -> Result<Vec<GeneratedFile>> {
     let mut files = vec![
         GeneratedFile::new(
             "spec/schema/stack.schema.json",
@@ -87,6 +92,7 @@ pub(crate) fn generated_files() -> Result<Vec<GeneratedFile>> {
         GeneratedFile::new("docs/cli.md", cli_docs::render(objectstack_cli::command())),
     ];
     files.extend(rule_docs::render()?);
+    files.extend(vectors::render(root)?);
     Ok(files)
 }
 
@@ -147,7 +153,7 @@ fn normalise(text: &str) -> String {
 
 /// `--check`: fails naming each stale file.
 pub(crate) fn check(root: &Path) -> Result<()> {
-    let files = generated_files()?;
+    let files = generated_files(root)?;
     let stale = stale_files(root, &files)?;
     if stale.is_empty() {
         return Ok(());
@@ -162,7 +168,7 @@ pub(crate) fn check(root: &Path) -> Result<()> {
 
 /// Writes every stale file and removes orphans; returns what changed.
 pub(crate) fn write(root: &Path) -> Result<Vec<(String, Staleness)>> {
-    apply(root, &generated_files()?)
+    apply(root, &generated_files(root)?)
 }
 
 /// Brings the tree under `root` in line with `files`.
@@ -221,7 +227,7 @@ mod tests {
 
     #[test]
     fn generated_paths_are_unique_and_relative() {
-        let files = generated_files().unwrap();
+        let files = generated_files(&project_root()).unwrap();
         let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         paths.sort_unstable();
         let before = paths.len();

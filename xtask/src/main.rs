@@ -20,12 +20,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench_data;
-mod cli_docs;
 mod codegen;
 mod node;
 mod parity;
 mod release;
-mod rule_docs;
 mod sync_registry;
 mod tidy;
 mod util;

@@ -33,8 +33,9 @@ use petgraph::algo::toposort;
 use petgraph::graphmap::DiGraphMap;
 use serde_json::Value;
 
+use crate::codegen::{self, rule_docs};
+use crate::tidy;
 use crate::util::{project_root, read_to_string, run_output, run_status};
-use crate::{codegen, rule_docs, tidy};
 
 /// Where the registry's generated JSON lives (read at the last tag).
 const REGISTRY_JSON: &str = "registry/platform-tools.json";

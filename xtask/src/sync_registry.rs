@@ -373,8 +373,9 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     }
     write_source(&theirs, &version)?;
     println!(
-        "next: run `cargo xtask codegen`, fix tests that count names, and add a CHANGELOG \
-         entry (an added name needs a minor release; a removed or moved one a major)"
+        "next: run `cargo xtask codegen` (the registry JSON and the conformance vectors), \
+         then `cargo test --workspace`, and add a CHANGELOG entry (an added name needs a \
+         minor release; a removed or moved one a major)"
     );
     Ok(())
 }

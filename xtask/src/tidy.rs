@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::rule_docs;
+use crate::codegen::rule_docs;
 use crate::util::{files_with_extension, project_root, read_to_string, relative};
 
 /// A workspace member as its manifest describes it.

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use serde_json::json;
 
-use crate::codegen::GeneratedFile;
+use super::GeneratedFile;
 
 /// The directory of the generated rule docs.
 pub(crate) const RULES_DIR: &str = "docs/rules";
