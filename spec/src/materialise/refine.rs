@@ -400,7 +400,11 @@ pub fn judge<'a>(
     };
     let pins = match (parameters, surface) {
         (Some(p), Some(surface)) => narrows(p, surface)?,
-        (Some(p), None) => object_schema(p)?.map(pins_of).unwrap_or_default(),
+        (Some(p), None) => {
+            let properties = object_schema(p)?;
+            required_of(p, properties)?;
+            properties.map(pins_of).unwrap_or_default()
+        }
         (None, _) => Vec::new(),
     };
     let relaxes_confirmation = match (requires_confirmation, target) {
@@ -580,7 +584,7 @@ fn object_schema<'a>(parameters: &'a Map<'a>) -> Result<Option<&'a Map<'a>>, Rec
 /// Schema has them (a tool whose schema is not valid cannot register).
 fn required_of<'a>(
     parameters: &'a Map<'a>,
-    properties: &Map<'a>,
+    properties: Option<&Map<'a>>,
 ) -> Result<Vec<&'a str>, RecordSkip> {
     let Some(listed) = parameters.get("required") else {
         return Ok(Vec::new());
@@ -604,7 +608,7 @@ fn required_of<'a>(
                 "`parameters.required` lists `{name}` twice; list each parameter once"
             )));
         }
-        if !properties.contains_key(name) {
+        if !properties.is_some_and(|p| p.contains_key(name)) {
             return Err(RecordSkip::InvalidRecord(format!(
                 "`parameters.required` lists `{name}`, which `parameters.properties` does not \
                  define; define it or leave it out"
@@ -703,7 +707,7 @@ fn narrows<'a>(
             ));
         }
     }
-    let required = required_of(parameters, properties)?;
+    let required = required_of(parameters, Some(properties))?;
     for &name in &surface.required {
         let Some(schema) = properties.get(name) else {
             return Err(widens(
@@ -950,6 +954,40 @@ mod tests {
             judge(long, Target::Missing, reserved()).map(|_| ()),
             Err(RecordSkip::BindingUnresolved)
         );
+    }
+
+    #[test]
+    fn a_flow_records_required_list_must_be_valid_json_schema_too() {
+        let arena = Arena::new();
+        let describe = "Renews a contract for another year at today's price.";
+        for (parameters, ok) in [
+            (
+                r#"{"properties": {"years": {}}, "required": ["years"]}"#,
+                true,
+            ),
+            (r#"{"properties": {}, "required": ["p2", "p2"]}"#, false),
+            (
+                r#"{"properties": {"a": {}}, "required": ["a", "a"]}"#,
+                false,
+            ),
+            (r#"{"required": ["years"]}"#, false),
+            (r#"{"required": []}"#, true),
+            (r#"{"required": "years"}"#, false),
+        ] {
+            let text = format!(
+                r#"{{"name": "renew", "description": "{describe}",
+                    "binding": {{"type": "flow", "name": "renew"}}, "parameters": {parameters}}}"#
+            );
+            let record = parse_object(&text, &arena).unwrap();
+            let judged = judge(record, Target::Flow, reserved());
+            assert_eq!(judged.is_ok(), ok, "{parameters}: {judged:?}");
+            if !ok {
+                assert!(
+                    matches!(judged, Err(RecordSkip::InvalidRecord(_))),
+                    "{parameters}"
+                );
+            }
+        }
     }
 
     #[test]
