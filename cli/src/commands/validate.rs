@@ -56,7 +56,7 @@ use objectstack_spec::parse::{ParseError, decode_utf8, parse_value};
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::{SourceIndex, Span};
 use objectstack_spec::text::line_safe;
-use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate, validate_serde};
+use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate};
 use serde_json::{Map, Value, json};
 
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
@@ -138,7 +138,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             let arena = objectstack_spec::json::Arena::new();
             let diagnostics = match objectstack_spec::json::parse_object(&loaded.text, &arena) {
                 Ok(document) => validate(document),
-                Err(_) => validate_serde(&loaded.root),
+                Err(_) => validate(objectstack_spec::json::Map::from_serde(
+                    &loaded.root,
+                    &arena,
+                )),
             };
             for diagnostic in diagnostics {
                 let related_files = vec![i; diagnostic.related.len()];
@@ -217,7 +220,7 @@ fn load(path: &Path) -> Result<Loaded, Unusable> {
         Value::Object(root) => root,
         other => {
             return Err(located(ParseError::NotAnObject {
-                found: objectstack_spec::materialise::kind(&other),
+                found: objectstack_spec::json::kind(&other),
             }));
         }
     };
