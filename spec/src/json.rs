@@ -17,9 +17,12 @@
 //!   index, so a lookup never scans thousands of keys.
 //!
 //! The API mirrors `serde_json`'s (`get`, `as_str`, `as_object`, `iter`,
-//! ...), so code reads the same. [`Value::from_serde`] borrows an existing
+//! ...), so code reads the same. This tree is the one reading of a stack:
+//! [`Value::from_serde`] (and [`Map::from_serde`]) borrows an existing
 //! `serde_json::Value` (for callers that already have one), and
 //! [`Value::to_serde`] copies a part out when an owned value is needed.
+//! [`kind`] and [`truthy`] ([`shape`]) read either tree; [`order`] is
+//! JavaScript's property order and the writer that follows it.
 //!
 //! ```
 //! use objectstack_spec::json::{self, Arena};
