@@ -48,7 +48,7 @@ pub(super) struct Owner<'o, 'v> {
 /// writing it copies nothing: this is what `objectstack-ai tools` streams.
 ///
 /// ```
-/// use objectstack_bridge::materialise::{Event, materialise_document_each};
+/// use objectstack_bridge::materialise::{Event, materialise_each};
 /// use objectstack_spec::json::{self, Arena};
 ///
 /// let arena = Arena::new();
@@ -57,7 +57,7 @@ pub(super) struct Owner<'o, 'v> {
 ///     "ai": {"exposed": true, "description": "Closes a task whose work is done."}
 /// }]}]}"#, &arena)?;
 /// let mut out = Vec::new();
-/// materialise_document_each(stack, &arena, None, &|_| false, &mut |event| {
+/// materialise_each(stack, &arena, None, &|_| false, &mut |event| {
 ///     if let Event::Registered(r) = event {
 ///         assert_eq!(r.definition.name(), "action_close");
 ///         serde_json::to_writer(&mut out, &r.definition).expect("writes to memory");
