@@ -1,9 +1,10 @@
 //! Benchmarks of the `tools` pipeline: parse a stack, materialise its
 //! actions, serialise the outcome; both over a `serde_json` stack
-//! (`materialise`, what a runtime holding one calls) and over the borrowed
-//! document `objectstack-ai tools` reads (`parse_document`, then
-//! `materialise_document` building the definitions and `stream` building
-//! and writing them as the command does).
+//! (`materialise`: borrowed with `from_serde` and materialised, what a
+//! runtime holding one does) and over the borrowed document
+//! `objectstack-ai tools` reads (`parse_document`, then
+//! `materialise_document` building the definitions with `materialise_each`
+//! and `stream` building and writing them as the command does).
 //!
 //! The stack is synthetic, shaped like the performance scenario of the
 //! bridge issue: objects with 10 fields each, 50 exposed actions per object,
@@ -20,7 +21,7 @@ use std::io::{self, BufWriter, Write};
 
 use criterion::{Criterion, Throughput, criterion_group};
 use objectstack_bridge::materialise::{
-    Event, Registration, Wiring, materialise, materialise_document_each,
+    Event, Materialised, Registration, Wiring, materialise_each,
 };
 use objectstack_spec::json::{self, Arena};
 use serde_json::{Map, Value};
@@ -121,11 +122,20 @@ fn parse(bytes: &[u8]) -> Map<String, Value> {
     }
 }
 
+/// Materialises a `serde_json` stack as a runtime holding one does:
+/// borrowed through `from_serde`, then detached.
+fn materialise(stack: &Map<String, Value>) -> Materialised<'static> {
+    let arena = Arena::new();
+    let document = json::Map::from_serde(stack, &arena);
+    objectstack_bridge::materialise::materialise(document, &arena, Some(&Wiring::ALL), &|_| false)
+        .into_owned()
+}
+
 /// `stack` with a tool record bound to every fifth action: one in two
 /// takes the action's parameters, the other narrows them to those the
 /// action requires (read from its definition).
 fn with_records(stack: &Map<String, Value>) -> Map<String, Value> {
-    let plain = materialise(stack, Some(&Wiring::ALL), &|_| false);
+    let plain = materialise(stack);
     let mut tools = Vec::new();
     for (i, r) in plain
         .registered
@@ -168,24 +178,17 @@ fn benches(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("parse", |b| b.iter(|| parse(black_box(&bytes))));
     group.throughput(Throughput::Elements(actions as u64));
-    group.bench_function("materialise", |b| {
-        b.iter(|| materialise(black_box(&stack), Some(&Wiring::ALL), &|_| false))
-    });
+    group.bench_function("materialise", |b| b.iter(|| materialise(black_box(&stack))));
     // The same stack with a bound tool record for every fifth action
     // (ADR-0109 Phase 2): each supersedes its action's raw tool, and one
     // in two narrows it to the injected `recordId` and the required
     // params.
     let refined = with_records(&stack);
     group.bench_function("materialise_refined", |b| {
-        b.iter(|| materialise(black_box(&refined), Some(&Wiring::ALL), &|_| false))
+        b.iter(|| materialise(black_box(&refined)))
     });
-    assert_eq!(
-        materialise(&refined, Some(&Wiring::ALL), &|_| false)
-            .registered
-            .len(),
-        actions
-    );
-    let materialised = materialise(&stack, Some(&Wiring::ALL), &|_| false);
+    assert_eq!(materialise(&refined).registered.len(), actions);
+    let materialised = materialise(&stack);
     assert_eq!(materialised.registered.len(), actions);
     let mut output = Vec::new();
     serde_json::to_writer(&mut output, &materialised).unwrap_or_default();
@@ -214,7 +217,7 @@ fn benches(c: &mut Criterion) {
     // The walk as the command runs it, with what to do with each
     // registration.
     let walk = |on_registered: &mut dyn FnMut(Registration<'_>)| {
-        materialise_document_each(
+        materialise_each(
             black_box(document),
             &arena,
             Some(&Wiring::ALL),

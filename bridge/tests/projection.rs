@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, map};
-use objectstack_bridge::materialise::{Wiring, materialise};
+use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, map, materialise};
+use objectstack_bridge::materialise::Wiring;
 use objectstack_bridge::projection::{anthropic, mcp, openai};
 use objectstack_spec::AIToolDefinition;
 use serde_json::{Value, json};

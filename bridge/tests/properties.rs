@@ -14,12 +14,12 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema};
-use objectstack_bridge::materialise::{
-    Event, Wiring, materialise, materialise_document, materialise_document_each,
+use common::{
+    check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema, materialise,
 };
+use objectstack_bridge::materialise::{Event, Wiring, materialise_each};
 use objectstack_bridge::projection::{anthropic, mcp, openai};
-use objectstack_spec::collection::owned::records;
+use objectstack_spec::collection::records;
 use objectstack_spec::materialise::static_skip;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -392,14 +392,14 @@ fn stack() -> impl Strategy<Value = Map<String, Value>> {
 /// The lint's universe of action tools: `action_<name>` of every object
 /// and stack-level action the spec predicate says materialises.
 fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
+    let arena = objectstack_spec::json::Arena::new();
+    let document = objectstack_spec::json::Map::from_serde(stack, &arena);
     let mut names = BTreeSet::new();
-    let mut add = |action: &Map<String, Value>| {
-        if static_skip(objectstack_spec::json::Map::from_serde(
-            action,
-            &objectstack_spec::json::Arena::new(),
-        ))
-        .is_none()
-            && let Some(name) = action.get("name").and_then(Value::as_str)
+    let mut add = |action: &objectstack_spec::json::Map<'_>| {
+        if static_skip(action).is_none()
+            && let Some(name) = action
+                .get("name")
+                .and_then(objectstack_spec::json::Value::as_str)
         {
             let tool = objectstack_registry::action_tool_name(name);
             if !objectstack_registry::is_platform_tool(&tool) {
@@ -407,13 +407,13 @@ fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
             }
         }
     };
-    for object in records(stack.get("objects")) {
-        for action in records(object.get("actions")) {
-            add(&action.fields);
+    for object in records(document.get("objects"), &arena) {
+        for action in records(object.get("actions"), &arena) {
+            add(action.fields);
         }
     }
-    for action in records(stack.get("actions")) {
-        add(&action.fields);
+    for action in records(document.get("actions"), &arena) {
+        add(action.fields);
     }
     names
 }
@@ -462,12 +462,12 @@ proptest! {
         let document = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
         for wiring in [None, Some(Wiring::NONE), Some(Wiring::ALL)] {
             let owned = materialise(&stack, wiring.as_ref(), &|_| false);
-            let borrowed = materialise_document(document, &arena, wiring.as_ref(), &|_| false);
+            let borrowed = objectstack_bridge::materialise::materialise(document, &arena, wiring.as_ref(), &|_| false);
             prop_assert_eq!(&borrowed, &owned);
             // What `tools` streams: the borrowed definitions, written as
             // the owned ones are, key order included.
             let mut streamed = Vec::new();
-            materialise_document_each(document, &arena, wiring.as_ref(), &|_| false, &mut |e| {
+            materialise_each(document, &arena, wiring.as_ref(), &|_| false, &mut |e| {
                 if let Event::Registered(r) = e {
                     streamed.push(serde_json::to_string(&r.definition).unwrap());
                 }
@@ -510,7 +510,7 @@ proptest! {
         // The borrowed walk agrees with the owned one.
         let text = serde_json::to_string(&stack).unwrap();
         let parsed = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
-        let borrowed = materialise_document(parsed, &arena, Some(&Wiring::ALL), &|_| false);
+        let borrowed = objectstack_bridge::materialise::materialise(parsed, &arena, Some(&Wiring::ALL), &|_| false);
         prop_assert_eq!(&borrowed, &m);
     }
 

@@ -285,8 +285,10 @@ fn projections(
     stack: &Map<String, Value>,
 ) -> Vec<(&'static str, Vec<(String, Value)>)> {
     let definitions: Vec<_> = registry.definitions().into_iter().cloned().collect();
+    let arena = objectstack_spec::json::Arena::new();
     let materialised = objectstack_bridge::materialise::materialise(
-        stack,
+        objectstack_spec::json::Map::from_serde(stack, &arena),
+        &arena,
         Some(&objectstack_bridge::materialise::Wiring::ALL),
         &|_| false,
     );

@@ -6,8 +6,9 @@
 
 mod common;
 
+use common::materialise;
 use common::{check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema, map};
-use objectstack_bridge::materialise::{Materialised, Wiring, materialise};
+use objectstack_bridge::materialise::{Materialised, Wiring};
 use objectstack_bridge::projection::{anthropic, mcp, openai};
 use serde_json::Value;
 
@@ -16,7 +17,7 @@ fn showcase() -> serde_json::Map<String, Value> {
 }
 
 fn all_wired() -> Materialised<'static> {
-    materialise(&showcase(), Some(&Wiring::ALL), &|_| false).into_owned()
+    materialise(&showcase(), Some(&Wiring::ALL), &|_| false)
 }
 
 #[test]

@@ -8,7 +8,8 @@
 
 mod common;
 
-use objectstack_bridge::materialise::{ApiScope, SkipCode, Wiring, materialise};
+use common::materialise;
+use objectstack_bridge::materialise::{ApiScope, SkipCode, Wiring};
 use serde_json::{Value, json};
 
 fn wiring<'a>(spec: &'a Value, origins: &'a [String]) -> Option<Wiring<'a>> {

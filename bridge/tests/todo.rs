@@ -5,10 +5,11 @@
 
 mod common;
 
+use common::materialise;
 use common::{
     check_anthropic_strict, check_mcp_tool, check_openai_strict, check_schema, todo_stack,
 };
-use objectstack_bridge::materialise::{Materialised, SkipCode, Wiring, materialise};
+use objectstack_bridge::materialise::{Materialised, SkipCode, Wiring};
 use objectstack_bridge::projection::{anthropic, mcp, openai};
 use serde_json::Value;
 
@@ -87,7 +88,7 @@ fn with_approval() -> Materialised<'static> {
         approval: true,
         ..Wiring::NONE
     };
-    materialise(&todo_stack(), Some(&approval), &|_| false).into_owned()
+    materialise(&todo_stack(), Some(&approval), &|_| false)
 }
 
 #[test]

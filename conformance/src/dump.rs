@@ -5,7 +5,7 @@
 //! with a string `name`), as a runtime would dump its registry. Anything
 //! else is unusable: the error names the JSON path and what was found.
 
-use objectstack_spec::materialise::kind;
+use objectstack_spec::json::kind;
 use serde_json::Value;
 
 /// What the dump should look like, appended to every error.

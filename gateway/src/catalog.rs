@@ -119,7 +119,8 @@ fn read_one(path: &Path) -> Result<Map<String, Value>, GatewayError> {
 
 /// The schema errors of a stack, each as `path: message (fix)`.
 pub(crate) fn errors(stack: &Map<String, Value>) -> Vec<String> {
-    objectstack_spec::validate::validate_serde(stack)
+    let arena = objectstack_spec::json::Arena::new();
+    objectstack_spec::validate::validate(objectstack_spec::json::Map::from_serde(stack, &arena))
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| d.to_string())
@@ -146,7 +147,9 @@ pub(crate) fn build(
         approval: registry.services().approvals.is_some(),
         ..registry.wiring()
     };
-    let materialised = materialise(stack, Some(&wiring), &|_| false);
+    let arena = objectstack_spec::json::Arena::new();
+    let document = objectstack_spec::json::Map::from_serde(stack, &arena);
+    let materialised = materialise(document, &arena, Some(&wiring), &|_| false);
     let mut notes = Vec::new();
     for skipped in &materialised.skipped {
         notes.push(format!(
@@ -253,12 +256,19 @@ fn agent_scope(stack: &Map<String, Value>, name: &str) -> Result<Scope, GatewayE
 fn skill_prompts(stack: &Map<String, Value>, only: Option<&HashSet<String>>) -> Vec<SkillPrompt> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
-    for record in objectstack_spec::collection::owned::records(stack.get("skills")) {
+    let arena = objectstack_spec::json::Arena::new();
+    let skills = stack
+        .get("skills")
+        .map(|s| objectstack_spec::json::Value::from_serde(s, &arena));
+    for record in objectstack_spec::collection::records(skills.as_ref(), &arena) {
         let Some(name) = record.name() else { continue };
         let Some(instructions) = record.str("instructions").filter(|i| !i.trim().is_empty()) else {
             continue;
         };
-        if record.get("active") == Some(&Value::Bool(false))
+        if record
+            .get("active")
+            .and_then(objectstack_spec::json::Value::as_bool)
+            == Some(false)
             || only.is_some_and(|only| !only.contains(name))
             || !seen.insert(name.to_owned())
         {

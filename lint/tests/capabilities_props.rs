@@ -7,7 +7,6 @@
 use std::collections::BTreeSet;
 
 use objectstack_lint::capabilities::{self, Capabilities, Format, RenderOptions};
-use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::materialises;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -133,6 +132,34 @@ fn stack() -> impl Strategy<Value = Map<String, Value>> {
     })
 }
 
+/// One record of a collection, read leniently and copied out.
+struct Record {
+    fields: Map<String, Value>,
+}
+
+impl Record {
+    fn name(&self) -> Option<&str> {
+        self.fields.get("name").and_then(Value::as_str)
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.fields.get(key)
+    }
+}
+
+/// The lenient reading of a `serde_json` collection (borrowed through
+/// `from_serde`), each record copied out.
+fn records(value: Option<&Value>) -> Vec<Record> {
+    let arena = objectstack_spec::json::Arena::new();
+    let value = value.map(|v| objectstack_spec::json::Value::from_serde(v, &arena));
+    objectstack_spec::collection::records(value.as_ref(), &arena)
+        .iter()
+        .map(|r| Record {
+            fields: r.fields.to_serde(),
+        })
+        .collect()
+}
+
 /// The resolution universe, computed independently of the view.
 fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = objectstack_registry::all_names()
@@ -157,13 +184,13 @@ fn universe(stack: &Map<String, Value>) -> BTreeSet<String> {
     }
     let mut actions: Vec<Map<String, Value>> = records(stack.get("actions"))
         .into_iter()
-        .map(|r| r.fields.into_owned())
+        .map(|r| r.fields)
         .collect();
     for o in records(stack.get("objects")) {
         actions.extend(
             records(o.fields.get("actions"))
                 .into_iter()
-                .map(|r| r.fields.into_owned()),
+                .map(|r| r.fields),
         );
     }
     for a in actions {

@@ -9,17 +9,18 @@
 //!   dropped *before* indexing, so `[null, {..}]` yields one record with
 //!   index 0;
 //! - a map yields one record per entry, in JavaScript's property order
-//!   ([`js_order`]: integer-like keys first, then document order): `name`
+//!   ([`crate::json::order::js_order`]: integer-like keys first, then
+//!   document order): `name`
 //!   is the key, then the entry's own keys are laid over it (an inner
 //!   `name` wins); an entry that is not an object becomes `{name: key}`;
 //! - anything else (a string, a number, `null`, absent) is empty.
 //!
 //! [`records`] reads the borrowed document ([`crate::json`]): records of an
 //! array are its entries, and records of a map are built in the caller's
-//! [`Arena`]. [`owned::records`] reads a `serde_json` document the same way.
+//! [`Arena`]. A caller holding a `serde_json` document borrows it first
+//! ([`Value::from_serde`]); there is no second reading.
 
-use std::borrow::Cow;
-
+use crate::json::order::js_order;
 use crate::json::{Arena, Map, Value};
 use crate::path::Segment;
 
@@ -133,132 +134,12 @@ pub fn records_of<'a>(parent: &'a Map<'a>, key: &str, arena: &'a Arena) -> Vec<R
     records(parent.get(key), arena)
 }
 
-/// Whether `key` is an array index in JavaScript's sense (a canonical
-/// decimal integer below 2^32 - 1). JavaScript objects list such keys
-/// first, in ascending numeric order, before all other keys.
-pub fn is_array_index_key(key: &str) -> Option<u32> {
-    let bytes = key.as_bytes();
-    match bytes {
-        [] => None,
-        [b'0'] => Some(0),
-        [b'0', ..] => None,
-        _ if bytes.len() <= 10 && bytes.iter().all(u8::is_ascii_digit) => key
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n < u64::from(u32::MAX))
-            .and_then(|n| u32::try_from(n).ok()),
-        _ => None,
-    }
-}
-
-/// Entries in the order JavaScript's `Object.entries` yields them after
-/// `JSON.parse`: array-index keys first in ascending numeric order, then
-/// every other key in document order.
-pub fn js_order<K: AsRef<str>, V>(mut entries: Vec<(K, V)>) -> Vec<(K, V)> {
-    if entries
-        .iter()
-        .any(|(k, _)| is_array_index_key(k.as_ref()).is_some())
-    {
-        // A stable sort keeps document order among the non-index keys.
-        entries.sort_by_key(|(k, _)| match is_array_index_key(k.as_ref()) {
-            Some(n) => (0u8, n),
-            None => (1u8, 0),
-        });
-    }
-    entries
-}
-
-/// A `serde_json` map's entries in JavaScript's order (see [`js_order`]).
-pub fn js_entries(
-    map: &serde_json::Map<String, serde_json::Value>,
-) -> Vec<(&String, &serde_json::Value)> {
-    js_order(map.iter().collect())
-}
-
-/// The same lenient reading over an owned `serde_json` document, for
-/// callers that build or compose documents (see [`records`]).
-pub mod owned {
-    use super::*;
-
-    /// One record of a `serde_json` collection (see [`super::Record`]).
-    #[derive(Debug, Clone)]
-    pub struct Record<'a> {
-        /// The record's keys (borrowed for arrays, built for maps).
-        pub fields: Cow<'a, serde_json::Map<String, serde_json::Value>>,
-        /// Where it came from.
-        pub origin: Origin<'a>,
-    }
-
-    impl Record<'_> {
-        /// The lenient index (see the module docs).
-        pub fn index(&self) -> usize {
-            self.origin.index()
-        }
-
-        /// A key's value.
-        pub fn get(&self, key: &str) -> Option<&serde_json::Value> {
-            self.fields.get(key)
-        }
-
-        /// A key's value when it is a string.
-        pub fn str(&self, key: &str) -> Option<&str> {
-            self.fields.get(key).and_then(serde_json::Value::as_str)
-        }
-
-        /// The record's segment in a raw path (see [`Origin::raw_segment`]).
-        pub fn raw_segment(&self) -> Segment {
-            self.origin.raw_segment()
-        }
-
-        /// The record's `name` when it is a string.
-        pub fn name(&self) -> Option<&str> {
-            self.fields.get("name").and_then(serde_json::Value::as_str)
-        }
-    }
-
-    /// Reads a `serde_json` collection leniently.
-    pub fn records(value: Option<&serde_json::Value>) -> Vec<Record<'_>> {
-        use serde_json::Value;
-        match value {
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .filter_map(|(raw_index, item)| item.as_object().map(|m| (raw_index, m)))
-                .enumerate()
-                .map(|(index, (raw_index, map))| Record {
-                    fields: Cow::Borrowed(map),
-                    origin: Origin::Array { index, raw_index },
-                })
-                .collect(),
-            Some(Value::Object(entries)) => js_entries(entries)
-                .into_iter()
-                .enumerate()
-                .map(|(index, (key, entry))| {
-                    let mut fields = serde_json::Map::new();
-                    fields.insert("name".to_owned(), Value::String(key.clone()));
-                    if let Value::Object(inner) = entry {
-                        for (k, v) in inner {
-                            fields.insert(k.clone(), v.clone());
-                        }
-                    }
-                    Record {
-                        fields: Cow::Owned(fields),
-                        origin: Origin::Map { index, key },
-                    }
-                })
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The DOM reading, checked against the `serde_json` one. Leaks, as
-    /// tests may.
+    /// The reading of a `serde_json` value, borrowed. Leaks, as tests may.
     fn records(v: Option<&serde_json::Value>) -> Vec<Record<'static>> {
         let arena: &'static Arena = Box::leak(Box::default());
         let Some(v) = v else {
@@ -266,14 +147,7 @@ mod tests {
         };
         let v: &'static serde_json::Value = Box::leak(Box::new(v.clone()));
         let doc: &'static Value<'static> = Box::leak(Box::new(Value::from_serde(v, arena)));
-        let ours = super::records(Some(doc), arena);
-        let theirs = owned::records(Some(v));
-        assert_eq!(ours.len(), theirs.len());
-        for (a, b) in ours.iter().zip(&theirs) {
-            assert_eq!(a.origin, b.origin);
-            assert_eq!(a.fields.to_serde(), *b.fields);
-        }
-        ours
+        super::records(Some(doc), arena)
     }
 
     #[test]
@@ -315,10 +189,6 @@ mod tests {
             .map(|r| r.name().unwrap_or_default().to_owned())
             .collect();
         assert_eq!(names, ["2", "10", "b", "a", "01", "4294967295"]);
-        assert_eq!(is_array_index_key("0"), Some(0));
-        assert_eq!(is_array_index_key("4294967294"), Some(4_294_967_294));
-        assert_eq!(is_array_index_key("-1"), None);
-        assert_eq!(is_array_index_key(""), None);
     }
 
     #[test]

@@ -21,8 +21,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::collection::Origin;
-use crate::collection::owned::records;
+use crate::collection::{self, Origin};
+use crate::json::{self, Arena};
 use crate::path::{JsonPath, Segment};
 use crate::validate::{Anchor, Diagnostic, DiagnosticId, Related};
 
@@ -182,12 +182,14 @@ fn append_records(
     source: usize,
     value: &Value,
 ) {
-    for record in records(Some(value)) {
+    let arena = Arena::new();
+    let value = json::Value::from_serde(value, &arena);
+    for record in collection::records(Some(&value), &arena) {
         origins.push(EntryOrigin {
             source,
             segment: record.raw_segment(),
         });
-        items.push(Value::Object(record.fields.into_owned()));
+        items.push(Value::Object(record.fields.to_serde()));
     }
 }
 
@@ -196,17 +198,19 @@ fn duplicate_names(out: &mut Composition, sources: &[Source<'_>]) {
     for (key, noun) in MODELLED {
         let mut first: HashMap<String, (usize, JsonPath)> = HashMap::new();
         for (s, source) in sources.iter().enumerate() {
-            let Some(collection) = source.stack.get(*key) else {
+            let Some(raw) = source.stack.get(*key) else {
                 continue;
             };
-            for record in records(Some(collection)) {
+            let arena = Arena::new();
+            let raw = json::Value::from_serde(raw, &arena);
+            for record in collection::records(Some(&raw), &arena) {
                 let Some(name) = record.name() else { continue };
                 let entry =
                     JsonPath::from(vec![Segment::Key((*key).to_owned()), record.raw_segment()]);
                 let raw_has_name = match record.origin {
-                    Origin::Map { key: k, .. } => collection
+                    Origin::Map { key: k, .. } => raw
                         .get(k)
-                        .and_then(Value::as_object)
+                        .and_then(json::Value::as_object)
                         .is_some_and(|m| m.contains_key("name")),
                     Origin::Array { .. } => true,
                 };

@@ -17,9 +17,12 @@
 //!   index, so a lookup never scans thousands of keys.
 //!
 //! The API mirrors `serde_json`'s (`get`, `as_str`, `as_object`, `iter`,
-//! ...), so code reads the same. [`Value::from_serde`] borrows an existing
+//! ...), so code reads the same. This tree is the one reading of a stack:
+//! [`Value::from_serde`] (and [`Map::from_serde`]) borrows an existing
 //! `serde_json::Value` (for callers that already have one), and
 //! [`Value::to_serde`] copies a part out when an owned value is needed.
+//! [`kind`] and [`truthy`] ([`shape`]) read either tree; [`order`] is
+//! JavaScript's property order and the writer that follows it.
 //!
 //! ```
 //! use objectstack_spec::json::{self, Arena};
@@ -36,6 +39,11 @@ use bumpalo::Bump;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::parse::ParseError;
+
+pub mod order;
+pub mod shape;
+
+pub use shape::{JsonValue, Shape, kind, truthy};
 
 /// Owns what a [`Value`] tree does not borrow from the text: the slices of
 /// arrays and objects and the decoded strings. Drop it to free the whole
@@ -295,6 +303,19 @@ impl<'a> Map<'a> {
     }
 }
 
+impl shape::JsonValue for Value<'_> {
+    fn shape(&self) -> shape::Shape<'_> {
+        match *self {
+            Value::Null => shape::Shape::Null,
+            Value::Bool(b) => shape::Shape::Bool(b),
+            Value::Number(n) => shape::Shape::Number(n.as_f64()),
+            Value::String(s) => shape::Shape::String(s),
+            Value::Array(_) => shape::Shape::Array,
+            Value::Object(_) => shape::Shape::Object,
+        }
+    }
+}
+
 impl<'a> Value<'a> {
     /// The value under `key` when this is an object.
     pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
@@ -492,19 +513,6 @@ impl<'a> IntoIterator for &Map<'a> {
     }
 }
 
-/// JavaScript truthiness of an optional value: absent, `null`, `false`,
-/// `0`, `NaN` and `""` are false; everything else, `[]` and `{}` included,
-/// is true.
-pub fn truthy(value: Option<&Value<'_>>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64() != 0.0,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
-    }
-}
-
 /// Parses `text` into a tree borrowing from it and from `arena`. Errors are
 /// those of [`crate::parse::parse_value`]: line and column (in characters),
 /// and the nesting limit of 128.
@@ -557,19 +565,6 @@ pub fn parse_object<'a>(text: &'a str, arena: &'a Arena) -> Result<&'a Map<'a>, 
         other => Err(ParseError::NotAnObject {
             found: kind(&other),
         }),
-    }
-}
-
-/// The JSON type name of a value, for messages (`"an array"`, ...), as
-/// [`crate::materialise::kind`] names `serde_json` values.
-pub fn kind(value: &Value<'_>) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -903,6 +898,30 @@ mod tests {
             parse_document(b"{\"a\": \"\xff\"}", &arena),
             Err(ParseError::NotUtf8 { offset: 7, .. })
         ));
+    }
+
+    #[test]
+    fn truthiness_and_kinds_match_javascript_in_both_trees() {
+        use serde_json::json;
+        let arena = Arena::new();
+        for (v, truthy_, kind_) in [
+            (json!(null), false, "null"),
+            (json!(""), false, "a string"),
+            (json!(0), false, "a number"),
+            (json!(0.0), false, "a number"),
+            (json!(false), false, "a boolean"),
+            (json!("x"), true, "a string"),
+            (json!([]), true, "an array"),
+            (json!({}), true, "an object"),
+            (json!(-1), true, "a number"),
+        ] {
+            let b = Value::from_serde(&v, &arena);
+            assert_eq!(truthy(Some(&v)), truthy_, "{v}");
+            assert_eq!(truthy(Some(&b)), truthy_, "{v}");
+            assert_eq!(kind(&v), kind_);
+            assert_eq!(kind(&b), kind_);
+        }
+        assert!(!truthy(None::<&Value<'_>>));
     }
 
     #[test]

@@ -23,7 +23,8 @@
 //!   a raw JSON path, a message and a fix.
 //! - [`compose`]: several stacks (packages) concatenated into one, with
 //!   names defined twice reported against both sources.
-//! - [`schema`]: the JSON Schema (draft 2020-12) of the model.
+//! - `schema` (with the `schema` feature): the JSON Schema (draft 2020-12)
+//!   of the model.
 //!
 //! Architecture invariant: `spec` knows nothing about model APIs, lint
 //! rules, the platform tool registry or how actions are executed.
@@ -36,6 +37,7 @@ pub mod materialise;
 pub mod model;
 pub mod parse;
 pub mod path;
+#[cfg(feature = "schema")]
 pub mod schema;
 pub mod source;
 pub mod text;

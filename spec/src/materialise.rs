@@ -386,19 +386,6 @@ pub fn acts_on_one_record(action: &Map<'_>) -> bool {
     is_row_context(action) || is_field_write(action)
 }
 
-/// A short name for a JSON value's type, for messages.
-pub fn kind(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{ConfirmationReason, Route};

@@ -122,7 +122,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<Map<String, Value>, ParseError> {
     match parse_value(text)? {
         Value::Object(map) => Ok(map),
         other => Err(ParseError::NotAnObject {
-            found: crate::materialise::kind(&other),
+            found: crate::json::shape::kind(&other),
         }),
     }
 }

@@ -1,10 +1,8 @@
 //! String and value measures that match upstream JavaScript semantics.
 //!
-//! Upstream is TypeScript, so string lengths are UTF-16 code unit counts and
-//! "is set" checks follow JavaScript truthiness. Everything here is pure and
-//! allocation free.
-
-use serde_json::Value;
+//! Upstream is TypeScript, so string lengths are UTF-16 code unit counts.
+//! (JavaScript truthiness is [`crate::json::truthy`].) Everything here is
+//! pure and allocation free.
 
 /// Length of `s` in UTF-16 code units, as JavaScript's `String.length`.
 ///
@@ -15,20 +13,6 @@ use serde_json::Value;
 /// ```
 pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
-}
-
-/// Whether a JSON value is truthy under JavaScript rules.
-///
-/// `null`, `false`, `0`, `NaN` and `""` are falsy; everything else,
-/// including empty arrays and objects, is truthy. A missing value is falsy.
-pub fn is_truthy(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
-    }
 }
 
 /// `text` with every character a terminal would act on, or that reorders
@@ -130,27 +114,12 @@ pub fn levenshtein_units<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn utf16_counts_surrogate_pairs_twice() {
         assert_eq!(utf16_len(""), 0);
         assert_eq!(utf16_len("a😀b"), 4);
         assert_eq!(utf16_len("—"), 1);
-    }
-
-    #[test]
-    fn truthiness_matches_javascript() {
-        assert!(!is_truthy(None));
-        assert!(!is_truthy(Some(&json!(null))));
-        assert!(!is_truthy(Some(&json!(""))));
-        assert!(!is_truthy(Some(&json!(0))));
-        assert!(!is_truthy(Some(&json!(0.0))));
-        assert!(!is_truthy(Some(&json!(false))));
-        assert!(is_truthy(Some(&json!("x"))));
-        assert!(is_truthy(Some(&json!([]))));
-        assert!(is_truthy(Some(&json!({}))));
-        assert!(is_truthy(Some(&json!(-1))));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use objectstack_spec::compose::{Source, compose};
 use objectstack_spec::json::{Arena, parse_object};
 use objectstack_spec::parse::parse_document;
 use objectstack_spec::source::SourceIndex;
-use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate, validate_serde};
+use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate};
 use serde_json::Value;
 
 fn fixtures() -> Vec<PathBuf> {
@@ -81,7 +81,10 @@ fn run(path: &Path) -> (Vec<Diagnostic>, String) {
     let diagnostics = validate(parse_object(&text, &arena).unwrap());
     assert_eq!(
         without_duplicate_keys(&diagnostics),
-        without_duplicate_keys(&validate_serde(&doc)),
+        without_duplicate_keys(&validate(objectstack_spec::json::Map::from_serde(
+            &doc,
+            &Arena::new()
+        ))),
         "the borrowed and the owned readings disagree"
     );
     let index = SourceIndex::new(&text);

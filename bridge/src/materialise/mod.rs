@@ -50,13 +50,13 @@
 
 pub(crate) mod api;
 mod definition;
+mod schema;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
 use objectstack_spec::AIToolDefinition;
-use objectstack_spec::collection::owned::records;
 use objectstack_spec::materialise::refine::{
     self as spec_refine, Binding, RecordSkip, Reserved, Superseded, Target,
 };
@@ -412,8 +412,8 @@ pub struct Registered<'a> {
     pub row_context: bool,
     /// Where the action sits in the stack (the record, for a refinement).
     pub location: Location,
-    /// The action's JSON (borrowed from the stack when it can be). For a
-    /// flow-bound record: the flow as an action (`type: flow`, `target`
+    /// The action's JSON, copied out of the document. For a flow-bound
+    /// record: the flow as an action (`type: flow`, `target`
     /// the flow), which is how it is dispatched.
     pub action: Cow<'a, Map<String, Value>>,
     /// Set when a bound tool record registered this tool (ADR-0109
@@ -440,7 +440,7 @@ impl Registered<'_> {
 }
 
 /// An action that became a tool, borrowed from the document it was read
-/// from, as [`materialise_document_each`] reports it: the same facts as a
+/// from, as [`materialise_each`] reports it: the same facts as a
 /// [`Registered`], with nothing copied.
 #[derive(Debug, Clone)]
 pub struct Registration<'a> {
@@ -472,11 +472,6 @@ pub struct Registration<'a> {
 impl Registration<'_> {
     /// An owned [`Registered`], detached from the document.
     pub fn to_registered(&self) -> Registered<'static> {
-        self.registered_with(Cow::Owned(self.action.to_serde()))
-    }
-
-    /// A [`Registered`] holding `action` as the action's JSON.
-    fn registered_with<'s>(&self, action: Cow<'s, Map<String, Value>>) -> Registered<'s> {
         Registered {
             definition: self.definition.to_definition(),
             action_name: self.action_name.to_owned(),
@@ -486,7 +481,7 @@ impl Registration<'_> {
             destructive: self.destructive,
             row_context: self.row_context,
             location: self.location,
-            action,
+            action: Cow::Owned(self.action.to_serde()),
             refines: self.refinement.as_ref().map(Refinement::to_refines),
         }
     }
@@ -584,22 +579,6 @@ impl Serialize for Materialised<'_> {
     }
 }
 
-/// Materialises a stack's actions as AI tools.
-///
-/// `wiring` is the runtime's services (`None`: static checks only, see the
-/// module docs). `already_registered` says whether the host already has a
-/// tool of that name; curated platform tool names
-/// ([`objectstack_registry::is_platform_tool`]) are always taken, whatever it
-/// says. Lookups of objects and fields are hashed, so the work is linear in
-/// the size of the stack.
-pub fn materialise<'a>(
-    stack: &'a Map<String, Value>,
-    wiring: Option<&Wiring>,
-    already_registered: &dyn Fn(&str) -> bool,
-) -> Materialised<'a> {
-    collect(|on_event| materialise_each(stack, wiring, already_registered, on_event))
-}
-
 /// The events of one walk, gathered into a [`Materialised`].
 fn collect<'a>(walk: impl FnOnce(&mut dyn FnMut(Event<Registered<'a>>))) -> Materialised<'a> {
     let mut out = Materialised::default();
@@ -611,8 +590,8 @@ fn collect<'a>(walk: impl FnOnce(&mut dyn FnMut(Event<Registered<'a>>))) -> Mate
     out
 }
 
-/// One outcome of the walk, as [`materialise_each`] ([`Registered`]) and
-/// [`materialise_document_each`] ([`Registration`]) report it.
+/// One outcome of the walk, as [`materialise_each`] reports it (with a
+/// [`Registration`]; [`materialise`] collects them with a [`Registered`]).
 // Events are moved once, never stored as events: boxing the large variant
 // would cost an allocation per action for nothing.
 #[allow(clippy::large_enum_variant)]
@@ -627,77 +606,30 @@ pub enum Event<R> {
     Warning(Warning),
 }
 
-/// An action's JSON as a [`Registered`] holds it.
-type ActionJson<'a> = Cow<'a, Map<String, Value>>;
-
-/// [`materialise`], reporting each outcome as it is decided instead of
-/// collecting them, so a caller can stream definitions out without holding
-/// them all. Events come in walk order; a [`Event::Warning`] comes just
-/// before the [`Event::Registered`] of its action, or before its
-/// [`Event::Skipped`] when the name then collides (upstream warns before
-/// it checks the name).
-pub fn materialise_each<'a>(
-    stack: &'a Map<String, Value>,
-    wiring: Option<&Wiring>,
-    already_registered: &dyn Fn(&str) -> bool,
-    on_event: &mut dyn FnMut(Event<Registered<'a>>),
-) {
-    // The walk reads a borrowed view of the stack; registrations hold the
-    // stack's own maps, found by the location the walk reports (the two
-    // lenient readings list records in the same order).
-    let arena = json::Arena::new();
-    let document = json::Map::from_serde(stack, &arena);
-    let mut object_actions: Vec<Vec<Option<ActionJson<'a>>>> = records(stack.get("objects"))
-        .into_iter()
-        .map(|object| match object.fields {
-            Cow::Borrowed(fields) => records(fields.get("actions"))
-                .into_iter()
-                .map(|a| Some(a.fields))
-                .collect(),
-            Cow::Owned(fields) => records(fields.get("actions"))
-                .into_iter()
-                .map(|a| Some(Cow::Owned(a.fields.into_owned())))
-                .collect(),
-        })
-        .collect();
-    let mut stack_actions: Vec<Option<ActionJson<'a>>> = records(stack.get("actions"))
-        .into_iter()
-        .map(|a| Some(a.fields))
-        .collect();
-    let mut forward = |event: Event<Registration<'_>>| {
-        let event = match event {
-            Event::Registered(r) => {
-                let Location {
-                    object,
-                    action,
-                    record,
-                    ..
-                } = r.location;
-                let own = match object {
-                    // A refinement's action is copied: its location is the
-                    // record's, and the action may register it twice.
-                    _ if record => None,
-                    Some(o) => object_actions.get_mut(o).and_then(|a| a.get_mut(action)),
-                    None => stack_actions.get_mut(action),
-                };
-                // Each location is visited once; the fallback is a copy.
-                let json = own
-                    .and_then(Option::take)
-                    .unwrap_or_else(|| Cow::Owned(r.action.to_serde()));
-                Event::Registered(r.registered_with(json))
-            }
-            Event::Skipped(s) => Event::Skipped(s),
-            Event::Warning(w) => Event::Warning(w),
-        };
-        on_event(event);
-    };
-    materialise_document_each(document, &arena, wiring, already_registered, &mut forward);
-}
-
-/// [`materialise`] over a borrowed document ([`objectstack_spec::json`]),
-/// which is much cheaper to read a large stack into than a `serde_json`
-/// value. The registrations' actions are copied out of the document.
-pub fn materialise_document<'a>(
+/// Materialises a stack's actions as AI tools.
+///
+/// `stack` is the borrowed document ([`objectstack_spec::json`]); a caller
+/// holding a `serde_json` value borrows it with
+/// [`json::Map::from_serde`]. `wiring` is the runtime's services (`None`:
+/// static checks only, see the module docs). `already_registered` says
+/// whether the host already has a tool of that name; curated platform tool
+/// names ([`objectstack_registry::is_platform_tool`]) are always taken,
+/// whatever it says. Lookups of objects and fields are hashed, so the work
+/// is linear in the size of the stack. Map-shaped collections build their
+/// records in `arena`; the registrations are copied out of the document
+/// ([`Registration::to_registered`]).
+///
+/// ```
+/// use objectstack_bridge::materialise::{Wiring, materialise};
+/// use objectstack_spec::json::{self, Arena};
+/// let arena = Arena::new();
+/// let stack = json::parse_document(br#"{"actions": [{"name": "ping", "type": "script",
+///     "target": "ping", "ai": {"exposed": true, "description": "Pings."}}]}"#, &arena)?;
+/// let m = materialise(stack, &arena, Some(&Wiring::ALL), &|_| false);
+/// assert_eq!(m.registered[0].definition.name, "action_ping");
+/// # Ok::<(), objectstack_spec::parse::ParseError>(())
+/// ```
+pub fn materialise<'a>(
     stack: &'a json::Map<'a>,
     arena: &'a json::Arena,
     wiring: Option<&Wiring>,
@@ -711,16 +643,20 @@ pub fn materialise_document<'a>(
                 Event::Warning(w) => Event::Warning(w),
             });
         };
-        materialise_document_each(stack, arena, wiring, already_registered, &mut forward);
+        materialise_each(stack, arena, wiring, already_registered, &mut forward);
     })
 }
 
-/// [`materialise_each`] over a borrowed document (see
-/// [`materialise_document`]); the same events in the same order, each
-/// registration borrowed from the document ([`Registration`]), so a large
-/// stack's definitions can be written out without copying anything.
-/// Map-shaped collections build their records in `arena`.
-pub fn materialise_document_each<'a>(
+/// [`materialise`], reporting each outcome as it is decided instead of
+/// collecting them, so a caller can stream definitions out without holding
+/// them all; each registration is borrowed from the document
+/// ([`Registration`]), so a large stack's definitions can be written out
+/// without copying anything. Events come in walk order; a
+/// [`Event::Warning`] comes just before the [`Event::Registered`] of its
+/// action, or before its [`Event::Skipped`] when the name then collides
+/// (upstream warns before it checks the name). Map-shaped collections
+/// build their records in `arena`.
+pub fn materialise_each<'a>(
     stack: &'a json::Map<'a>,
     arena: &'a json::Arena,
     wiring: Option<&Wiring>,

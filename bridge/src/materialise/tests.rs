@@ -11,8 +11,25 @@ fn map(v: Value) -> Map<String, Value> {
     }
 }
 
+/// [`materialise`] over a `serde_json` stack, borrowed through
+/// [`json::Map::from_serde`].
+fn materialise_serde(
+    stack: &Map<String, Value>,
+    wiring: Option<&Wiring>,
+    already_registered: &dyn Fn(&str) -> bool,
+) -> Materialised<'static> {
+    let arena = json::Arena::new();
+    materialise(
+        json::Map::from_serde(stack, &arena),
+        &arena,
+        wiring,
+        already_registered,
+    )
+    .into_owned()
+}
+
 fn run(stack: &Map<String, Value>, wiring: Option<&Wiring>) -> Materialised<'static> {
-    materialise(stack, wiring, &|_| false).into_owned()
+    materialise_serde(stack, wiring, &|_| false)
 }
 
 /// An exposed script action with extra keys laid over it.
@@ -219,7 +236,7 @@ fn name_collision_with_the_host_registry() {
         json!({}),
         vec![action("go", json!({})), action("stay", json!({}))],
     );
-    let m = materialise(&stack, Some(&Wiring::ALL), &|n| n == "action_go");
+    let m = materialise_serde(&stack, Some(&Wiring::ALL), &|n| n == "action_go");
     assert_eq!(skip_code(&m), Some("name_collision"));
     assert!(
         m.skipped[0]
@@ -468,14 +485,16 @@ fn warning_comes_even_when_the_name_then_collides() {
 }
 
 #[test]
-fn borrows_array_collections_and_copies_map_ones() {
+fn array_and_map_collections_register_the_same_action() {
     let stack = task_stack(json!({}), vec![action("a", json!({}))]);
-    let m = materialise(&stack, None, &|_| false);
-    assert!(matches!(m.registered[0].action, Cow::Borrowed(_)));
+    let from_array = run(&stack, None);
     let stack = map(json!({"objects": {"task": {"actions": [action("a", json!({}))]}}}));
-    let m = materialise(&stack, None, &|_| false);
-    assert!(matches!(m.registered[0].action, Cow::Owned(_)));
-    assert_eq!(m.registered[0].object.as_deref(), Some("task"));
+    let from_map = run(&stack, None);
+    assert_eq!(from_map.registered[0].object.as_deref(), Some("task"));
+    assert_eq!(
+        from_map.registered[0].action,
+        from_array.registered[0].action
+    );
 }
 
 #[test]
@@ -1162,7 +1181,9 @@ fn events_come_in_walk_order_with_warnings_first() {
         ],
     );
     let mut events = Vec::new();
-    materialise_each(&stack, Some(&Wiring::ALL), &|_| false, &mut |e| {
+    let arena = json::Arena::new();
+    let document = json::Map::from_serde(&stack, &arena);
+    materialise_each(document, &arena, Some(&Wiring::ALL), &|_| false, &mut |e| {
         events.push(match e {
             Event::Registered(r) => format!("registered {}", r.action_name),
             Event::Skipped(s) => format!("skipped {}", s.action),
@@ -1238,7 +1259,7 @@ fn borrowed_definitions_write_what_owned_ones_do() {
     let arena = objectstack_spec::json::Arena::new();
     let document = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
     let mut written = Vec::new();
-    materialise_document_each(document, &arena, Some(&Wiring::ALL), &|_| false, &mut |e| {
+    materialise_each(document, &arena, Some(&Wiring::ALL), &|_| false, &mut |e| {
         if let Event::Registered(r) = e {
             let borrowed = serde_json::to_string(&r.definition).unwrap();
             let owned = serde_json::to_string(&r.definition.to_definition()).unwrap();

@@ -4,10 +4,10 @@
 use serde_json::{Map, Value};
 
 use objectstack_spec::AIToolDefinition;
+use objectstack_spec::json::truthy as is_truthy;
 use objectstack_spec::materialise::{
     ConfirmationReason, Route, acts_on_one_record, needs_confirmation, route_or_skip, static_skip,
 };
-use objectstack_spec::text::is_truthy;
 
 use super::host::{ApiRequest, FieldWriteRequest, FlowRequest, HostError, ScriptRequest};
 use super::validate::{self, ArgumentValidator, Violation};
@@ -675,7 +675,7 @@ pub fn build_api_target(
             Value::Null => Ok(None),
             _ => Err(format!(
                 "`{name}` is {}, which a query string cannot carry",
-                objectstack_spec::materialise::kind(v)
+                objectstack_spec::json::kind(v)
             )),
         };
         match &value {

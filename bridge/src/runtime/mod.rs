@@ -350,7 +350,12 @@ impl ToolRegistry {
     ) -> (Materialised<'a>, Vec<RegisterError>) {
         let wiring = self.wiring();
         let taken: std::collections::HashSet<String> = self.index.keys().cloned().collect();
-        let materialised = materialise(stack, Some(&wiring), &|name| taken.contains(name));
+        let arena = objectstack_spec::json::Arena::new();
+        let document = objectstack_spec::json::Map::from_serde(stack, &arena);
+        let materialised = materialise(document, &arena, Some(&wiring), &|name| {
+            taken.contains(name)
+        })
+        .into_owned();
         let refused = self.register_materialised(&materialised);
         (materialised, refused)
     }
@@ -441,7 +446,7 @@ impl ToolRegistry {
                     name,
                     &format!(
                         "the arguments of `{name}` must be a JSON object, found {}",
-                        objectstack_spec::materialise::kind(&other)
+                        objectstack_spec::json::kind(&other)
                     ),
                     None,
                 );

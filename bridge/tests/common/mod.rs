@@ -2,7 +2,22 @@
 //! independently of the projection code, and small helpers.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use objectstack_bridge::materialise::{Materialised, Wiring};
+use objectstack_spec::json;
 use serde_json::{Map, Value};
+
+/// Materialises a `serde_json` stack, borrowed through
+/// [`json::Map::from_serde`], detached from it.
+pub(crate) fn materialise(
+    stack: &Map<String, Value>,
+    wiring: Option<&Wiring>,
+    already_registered: &dyn Fn(&str) -> bool,
+) -> Materialised<'static> {
+    let arena = json::Arena::new();
+    let document = json::Map::from_serde(stack, &arena);
+    objectstack_bridge::materialise::materialise(document, &arena, wiring, already_registered)
+        .into_owned()
+}
 
 /// Parses a JSON object.
 pub(crate) fn map(v: Value) -> Map<String, Value> {

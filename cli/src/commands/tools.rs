@@ -36,8 +36,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use objectstack_bridge::materialise::{
-    ApiScope, Event, Location, Materialised, Registration, SkipCode, Wiring, materialise_document,
-    materialise_document_each,
+    ApiScope, Event, Location, Materialised, Registration, SkipCode, Wiring, materialise,
+    materialise_each,
 };
 use objectstack_bridge::projection::{ProjectionWarning, anthropic, mcp, openai};
 use objectstack_spec::compose::{Composition, Source, compose};
@@ -309,7 +309,7 @@ fn emit<'a>(
         // Streamed: each definition is written and dropped as it is made.
         return stream_json(out, document, arena, wiring, view.file.as_deref());
     }
-    let materialised = materialise_document(document, arena, Some(wiring), &|_| false);
+    let materialised = materialise(document, arena, Some(wiring), &|_| false);
     let written = match args.format {
         Format::Human => {
             // Every field is escaped as it is written (`write_human`); this
@@ -384,7 +384,7 @@ fn stream_json<'a>(
         Event::Skipped(s) => skipped.push(s),
         Event::Warning(w) => warnings.push(w),
     };
-    materialise_document_each(stack, arena, Some(wiring), &|_| false, &mut on_event);
+    materialise_each(stack, arena, Some(wiring), &|_| false, &mut on_event);
     if let Some(err) = failed {
         return Err(err);
     }

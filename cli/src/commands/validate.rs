@@ -56,7 +56,7 @@ use objectstack_spec::parse::{ParseError, decode_utf8, parse_value};
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::{SourceIndex, Span};
 use objectstack_spec::text::line_safe;
-use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate, validate_serde};
+use objectstack_spec::validate::{Anchor, Diagnostic, Severity, validate};
 use serde_json::{Map, Value, json};
 
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
@@ -227,7 +227,7 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     let serde_root = |text: &str| match parse_value(text).map_err(located)? {
         Value::Object(root) => Ok(root),
         other => Err(located(ParseError::NotAnObject {
-            found: objectstack_spec::materialise::kind(&other),
+            found: objectstack_spec::json::kind(&other),
         })),
     };
     // Composition reads owned documents: only `--compose` pays for one.
@@ -242,7 +242,10 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     let arena = objectstack_spec::json::Arena::new();
     let diagnostics = match objectstack_spec::json::parse_object(&text, &arena) {
         Ok(document) => validate(document),
-        Err(_) => validate_serde(&serde_root(&text)?),
+        Err(_) => {
+            let root = serde_root(&text)?;
+            validate(objectstack_spec::json::Map::from_serde(&root, &arena))
+        }
     };
     drop(arena);
     Ok(Loaded {

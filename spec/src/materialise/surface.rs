@@ -9,7 +9,8 @@
 
 use std::collections::HashMap;
 
-use crate::collection::{self, js_order};
+use crate::collection;
+use crate::json::order::js_order;
 use crate::json::{self, Arena, Map, Value};
 
 /// Field types whose values are JSON numbers.

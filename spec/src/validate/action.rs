@@ -117,7 +117,7 @@ const PARAM_KEYS: &[&str] = &[
     "requiresFeature",
 ];
 
-const PARAM: Shape = Shape {
+pub(super) const PARAM: Shape = Shape {
     known: PARAM_KEYS,
     also_known: &[],
     strict: true,

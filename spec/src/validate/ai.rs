@@ -13,7 +13,7 @@ use crate::text::utf16_len;
 /// The shortest useful `ai.description`, in UTF-16 code units.
 pub const MIN_DESCRIPTION_LEN: usize = 40;
 
-const AI: Shape = Shape {
+pub(super) const AI: Shape = Shape {
     known: &[
         "exposed",
         "description",
@@ -65,7 +65,7 @@ const AI: Shape = Shape {
     retired: &[],
 };
 
-const HINT: Shape = Shape {
+pub(super) const HINT: Shape = Shape {
     known: &["description", "enum", "examples"],
     also_known: &[],
     strict: true,

@@ -195,10 +195,23 @@ pub fn validate(document: &Map<'_>) -> Vec<Diagnostic> {
     cx.into_diagnostics()
 }
 
-/// [`validate`] for a `serde_json` document.
-pub fn validate_serde(document: &serde_json::Map<String, serde_json::Value>) -> Vec<Diagnostic> {
-    let arena = crate::json::Arena::new();
-    validate(Map::from_serde(document, &arena))
+/// The declared keys of each strict shape, with the model type that
+/// declares them: `(type, known, also known)`. A test in `model` holds
+/// each list equal to the type's fields.
+#[cfg(test)]
+pub(crate) fn strict_keys() -> [(
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+); 6] {
+    [
+        ("ActionAi", ai::AI.known, ai::AI.also_known),
+        ("ParamHint", ai::HINT.known, ai::HINT.also_known),
+        ("ActionParam", action::PARAM.known, action::PARAM.also_known),
+        ("Tool", tool::BOUND_TOOL.known, tool::BOUND_TOOL.also_known),
+        ("ToolBinding", tool::BINDING.known, tool::BINDING.also_known),
+        ("Skill", skill::SKILL.known, skill::SKILL.also_known),
+    ]
 }
 
 #[cfg(test)]
@@ -208,7 +221,10 @@ pub(crate) mod test_support {
     /// Validates a JSON value that must be an object.
     pub(crate) fn run(value: serde_json::Value) -> Vec<Diagnostic> {
         match value {
-            serde_json::Value::Object(map) => validate_serde(&map),
+            serde_json::Value::Object(map) => {
+                let arena = crate::json::Arena::new();
+                validate(Map::from_serde(&map, &arena))
+            }
             _ => unreachable!("test documents are objects"),
         }
     }

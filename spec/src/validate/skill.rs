@@ -12,7 +12,7 @@ use super::{Anchor, Diagnostic, DiagnosticId};
 use crate::model::{SkillSurface, TriggerOperator};
 use crate::path::JsonPath;
 
-const SKILL: Shape = Shape {
+pub(super) const SKILL: Shape = Shape {
     known: &[
         "name",
         "label",

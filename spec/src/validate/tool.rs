@@ -65,7 +65,7 @@ const TOOL: Shape = Shape {
 };
 
 /// A bound record: a refinement, which may also set `requiresConfirmation`.
-const BOUND_TOOL: Shape = Shape {
+pub(super) const BOUND_TOOL: Shape = Shape {
     known: KNOWN,
     also_known: PROTECTION_KEYS,
     strict: true,
@@ -74,7 +74,7 @@ const BOUND_TOOL: Shape = Shape {
     retired: RETIRED.split_at(RETIRED.len() - 1).0,
 };
 
-const BINDING: Shape = Shape {
+pub(super) const BINDING: Shape = Shape {
     known: &["type", "name"],
     also_known: &[],
     strict: true,
