@@ -1312,7 +1312,8 @@ mod postgres_only {
     /// wakes on the next approval.
     #[test]
     fn an_approval_wakes_the_watchers_of_other_stores_and_survives_a_lost_listener() {
-        let Some(f) = Fixture::postgres("notify") else {
+        // Alone: another test's approvals on this database would wake it.
+        let Some(f) = Fixture::postgres_alone("notify") else {
             return;
         };
         let watcher = f.open();

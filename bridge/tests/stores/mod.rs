@@ -32,6 +32,21 @@ pub(crate) struct Fixture {
     scratch: Scratch,
     #[cfg(feature = "postgres")]
     schema: Option<String>,
+    /// This test's turn on the database's announcements (PostgreSQL only).
+    #[cfg(feature = "postgres")]
+    _turn: Option<Turn>,
+}
+
+/// PostgreSQL announces the approvals of every queue in a database on one
+/// channel, so a test that asserts that nothing is announced, or that
+/// kills the listeners, runs alone; the others share the database.
+#[cfg(feature = "postgres")]
+static ANNOUNCEMENTS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+#[cfg(feature = "postgres")]
+enum Turn {
+    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'static, ()>),
+    Alone(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, ()>),
 }
 
 impl Fixture {
@@ -43,12 +58,25 @@ impl Fixture {
             scratch,
             #[cfg(feature = "postgres")]
             schema: None,
+            #[cfg(feature = "postgres")]
+            _turn: None,
         })
     }
 
     /// A fresh schema on the test server, or `None` (after saying why)
     /// when none is configured outside CI.
     pub(crate) fn postgres(name: &str) -> Option<Fixture> {
+        Self::postgres_in(name, false)
+    }
+
+    /// [`Fixture::postgres`] for a test no other PostgreSQL test may run
+    /// beside (see [`ANNOUNCEMENTS`]).
+    #[allow(dead_code)]
+    pub(crate) fn postgres_alone(name: &str) -> Option<Fixture> {
+        Self::postgres_in(name, true)
+    }
+
+    fn postgres_in(name: &str, alone: bool) -> Option<Fixture> {
         let required = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
             || std::env::var_os("OBJECTSTACK_TEST_POSTGRES_REQUIRED").is_some();
         #[cfg(not(feature = "postgres"))]
@@ -77,6 +105,11 @@ impl Fixture {
                 ));
                 return None;
             };
+            let turn = if alone {
+                Turn::Alone(ANNOUNCEMENTS.write().unwrap_or_else(|e| e.into_inner()))
+            } else {
+                Turn::Shared(ANNOUNCEMENTS.read().unwrap_or_else(|e| e.into_inner()))
+            };
             use std::sync::atomic::{AtomicUsize, Ordering};
             static N: AtomicUsize = AtomicUsize::new(0);
             let schema = format!(
@@ -92,6 +125,7 @@ impl Fixture {
                 location: format!("{url}{sep}options=-csearch_path%3D{schema}"),
                 scratch: scratch_dir(name),
                 schema: Some(schema),
+                _turn: Some(turn),
             })
         }
     }
