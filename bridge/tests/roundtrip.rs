@@ -284,7 +284,7 @@ fn projections(
     registry: &ToolRegistry,
     stack: &Map<String, Value>,
 ) -> Vec<(&'static str, Vec<(String, Value)>)> {
-    let definitions: Vec<_> = registry.definitions().into_iter().cloned().collect();
+    let definitions: Vec<_> = registry.definitions();
     let arena = objectstack_spec::json::Arena::new();
     let materialised = objectstack_bridge::materialise::materialise(
         objectstack_spec::json::Map::from_serde(stack, &arena),
@@ -421,7 +421,7 @@ fn openai_strict_nulls_for_optional_parameters_mean_not_given() {
     }]}]});
     let (_, refused) = registry.register_stack(stack.as_object().unwrap());
     assert!(refused.is_empty(), "{refused:?}");
-    let tools = openai::tools(registry.definitions());
+    let tools = openai::tools(&registry.definitions());
     let parameters = &tools.tools[0].function.parameters;
     assert_eq!(
         parameters["required"],

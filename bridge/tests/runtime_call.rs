@@ -705,3 +705,40 @@ fn a_row_action_lists_the_record_id_it_requires() {
     assert_eq!(out["ok"], false, "{out}");
     assert!(host.dispatches().is_empty());
 }
+
+#[test]
+fn a_registered_schema_is_held_once_and_definitions_come_back_whole() {
+    let host = host_with_task();
+    let stack = obj(json!({
+        "objects": [{
+            "name": "task",
+            "actions": [
+                {"name": "complete", "type": "script", "target": "t", "locations": ["record_header"],
+                 "params": [{"name": "note", "type": "text", "label": "Note"}],
+                 "ai": {"exposed": true, "description": "Completes the task the user is looking at."}}
+            ]
+        }]
+    }));
+    let mut registry = ToolRegistry::new(host.services(None));
+    let (materialised, refused) = registry.register_stack(&stack);
+    assert!(refused.is_empty(), "{refused:?}");
+    let registered = &materialised.registered[0].definition;
+    // A copy handed out is the definition registered, schema included.
+    let definition = registry.definition("action_complete").unwrap();
+    assert_eq!(&definition, registered);
+    assert_eq!(registry.definitions(), vec![registered.clone()]);
+    // The schema a host serves is the validator's own allocation.
+    let first = registry.parameters("action_complete").unwrap();
+    let again = registry.parameters("action_complete").unwrap();
+    assert!(Arc::ptr_eq(first, again));
+    assert_eq!(**first, registered.parameters);
+    assert!(registry.parameters("action_missing").is_none());
+    // And calls are still validated against it.
+    let out = block(registry.call(
+        "action_complete",
+        json!({"recordId": "t1", "note": 5}),
+        &ctx(None, "c"),
+    ));
+    assert_eq!(out["ok"], false, "{out}");
+    assert!(host.dispatches().is_empty(), "nothing ran");
+}

@@ -54,11 +54,8 @@ fn the_example_registers_each_refinement_and_skips_each_failure() {
     let mut registry = registry(&host);
     let (m, refused) = registry.register_stack(&stack);
     assert_eq!(refused, vec![]);
-    let names: Vec<&str> = registry
-        .definitions()
-        .iter()
-        .map(|d| d.name.as_str())
-        .collect();
+    let definitions = registry.definitions();
+    let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(
         names,
         [

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use objectstack_bridge::materialise::{Materialised, Wiring, materialise};
+use objectstack_bridge::materialise::{Event, Wiring, materialise_each};
 use objectstack_bridge::projection::mcp;
 use objectstack_bridge::runtime::{HostServices, ToolRegistry};
 use objectstack_spec::materialise::Route;
@@ -65,17 +65,62 @@ impl std::fmt::Debug for Catalog {
     }
 }
 
+/// The stack as read: one file's text, parsed when the catalog is built,
+/// or several files composed (composition works on owned values).
+pub(crate) enum Stack {
+    /// One file: its bytes, checked to be UTF-8 when parsed.
+    One {
+        /// The file, for errors.
+        path: PathBuf,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+    /// Several files composed into one stack.
+    Composed(Map<String, Value>),
+}
+
+impl Stack {
+    /// The stack as the borrowed tree every check and the materialiser
+    /// read, allocated in `arena`. One file is parsed straight into it, so
+    /// the gateway never holds the stack as `serde_json` maps.
+    fn document<'a>(
+        &'a self,
+        arena: &'a objectstack_spec::json::Arena,
+    ) -> Result<&'a objectstack_spec::json::Map<'a>, GatewayError> {
+        match self {
+            Stack::One { path, bytes } => objectstack_spec::parse::decode_utf8(bytes)
+                .and_then(|text| objectstack_spec::json::parse_object(text, arena))
+                .map_err(|e| GatewayError::Read {
+                    path: path.clone(),
+                    why: e.to_string(),
+                }),
+            Stack::Composed(map) => Ok(objectstack_spec::json::Map::from_serde(map, arena)),
+        }
+    }
+}
+
 /// Reads the stack files and composes them (one file is used as it is).
-pub(crate) fn read_stack(paths: &[PathBuf]) -> Result<Map<String, Value>, GatewayError> {
+pub(crate) fn read_stack(paths: &[PathBuf]) -> Result<Stack, GatewayError> {
+    match paths {
+        [] => Err(GatewayError::NoStack),
+        [path] => Ok(Stack::One {
+            path: path.clone(),
+            bytes: read_bytes(path)?,
+        }),
+        _ => compose(paths),
+    }
+}
+
+fn compose(paths: &[PathBuf]) -> Result<Stack, GatewayError> {
     let mut stacks = Vec::with_capacity(paths.len());
     for path in paths {
-        stacks.push(read_one(path)?);
-    }
-    if stacks.len() == 1 {
-        return stacks.pop().ok_or(GatewayError::NoStack);
-    }
-    if stacks.is_empty() {
-        return Err(GatewayError::NoStack);
+        let bytes = read_bytes(path)?;
+        let stack =
+            objectstack_spec::parse::parse_document(&bytes).map_err(|e| GatewayError::Read {
+                path: path.clone(),
+                why: e.to_string(),
+            })?;
+        stacks.push(stack);
     }
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let sources: Vec<objectstack_spec::compose::Source<'_>> = names
@@ -95,32 +140,43 @@ pub(crate) fn read_stack(paths: &[PathBuf]) -> Result<Map<String, Value>, Gatewa
             diagnostics: errors,
         });
     }
-    Ok(composition.stack)
+    Ok(Stack::Composed(composition.stack))
 }
 
-fn read_one(path: &Path) -> Result<Map<String, Value>, GatewayError> {
+/// A stack file's bytes, at most [`MAX_STACK_BYTES`] of them: the limit is
+/// on the bytes read, so a pipe or a device cannot grow without bound.
+fn read_bytes(path: &Path) -> Result<Vec<u8>, GatewayError> {
+    use std::io::Read;
     let unreadable = |why: String| GatewayError::Read {
         path: path.to_owned(),
         why,
     };
-    let meta = std::fs::metadata(path).map_err(|e| unreadable(e.to_string()))?;
+    let file = std::fs::File::open(path).map_err(|e| unreadable(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| unreadable(e.to_string()))?;
     if meta.is_dir() {
         return Err(unreadable("it is a directory, not a stack file".into()));
     }
+    let too_large = || {
+        unreadable(format!(
+            "it is larger than the {MAX_STACK_BYTES} byte limit"
+        ))
+    };
     if meta.len() > MAX_STACK_BYTES {
-        return Err(unreadable(format!(
-            "it is {} bytes, larger than the {MAX_STACK_BYTES} byte limit",
-            meta.len()
-        )));
+        return Err(too_large());
     }
-    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
-    objectstack_spec::parse::parse_document(&bytes).map_err(|e| unreadable(e.to_string()))
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_STACK_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| unreadable(e.to_string()))?;
+    if bytes.len() as u64 > MAX_STACK_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 /// The schema errors of a stack, each as `path: message (fix)`.
-pub(crate) fn errors(stack: &Map<String, Value>) -> Vec<String> {
-    let arena = objectstack_spec::json::Arena::new();
-    objectstack_spec::validate::validate(objectstack_spec::json::Map::from_serde(stack, &arena))
+fn errors(document: &objectstack_spec::json::Map<'_>) -> Vec<String> {
+    objectstack_spec::validate::validate(document)
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| d.to_string())
@@ -129,87 +185,115 @@ pub(crate) fn errors(stack: &Map<String, Value>) -> Vec<String> {
 
 /// Builds the catalog of `stack` for `services` (and, with `agent`, only
 /// what that agent may invoke).
+///
+/// Each action is registered as it is materialised, moved into the
+/// registry, so the stack's tree and one copy of each tool are all that is
+/// ever held at once.
 pub(crate) fn build(
-    stack: &Map<String, Value>,
+    stack: &Stack,
     services: HostServices,
     agent: Option<&str>,
 ) -> Result<Catalog, GatewayError> {
-    let diagnostics = errors(stack);
+    let arena = objectstack_spec::json::Arena::new();
+    let document = stack.document(&arena)?;
+    let diagnostics = errors(document);
     if !diagnostics.is_empty() {
         return Err(GatewayError::InvalidStack { diagnostics });
     }
     let allowed = match agent {
-        Some(name) => Some(agent_scope(stack, name)?),
+        Some(name) => Some(agent_scope(document, &arena, name)?),
         None => None,
     };
-    let mut registry = ToolRegistry::new(services);
+    // The wiring the registry would report, read from a handle of its own
+    // so the registry stays free to take each tool as it comes.
+    let api_client = services.api_client.clone();
     let wiring = Wiring {
-        approval: registry.services().approvals.is_some(),
-        ..registry.wiring()
+        automation: services.automation.is_some(),
+        api_client: api_client.is_some(),
+        approval: services.approvals.is_some(),
+        api_scope: api_client.as_ref().map(|c| c.scope()).unwrap_or_default(),
     };
-    let arena = objectstack_spec::json::Arena::new();
-    let document = objectstack_spec::json::Map::from_serde(stack, &arena);
-    let materialised = materialise(document, &arena, Some(&wiring), &|_| false);
-    let mut notes = Vec::new();
-    for skipped in &materialised.skipped {
-        notes.push(format!(
-            "{} not served [{}]: {}",
-            skipped.tool.as_deref().unwrap_or(&skipped.action),
-            skipped.code,
-            skipped.reason
-        ));
-    }
-    for warning in &materialised.warnings {
-        notes.push(format!("{}: {}", warning.action, warning.warning));
-    }
-    let mut kept = Materialised {
-        registered: Vec::new(),
-        skipped: Vec::new(),
-        warnings: Vec::new(),
-    };
-    for r in materialised.registered {
-        let name = &r.definition.name;
+    let mut registry = ToolRegistry::new(services);
+    // Notes in the order they were always logged: skips, warnings, what
+    // the gateway leaves out, refusals, then projection warnings.
+    let mut skipped_notes = Vec::new();
+    let mut warning_notes = Vec::new();
+    let mut left_out = Vec::new();
+    let mut refused = Vec::new();
+    let mut projection_notes = Vec::new();
+    let mut served = std::collections::HashMap::new();
+    let mut tools = Vec::new();
+    let mut probe_object = None;
+    materialise_each(document, &arena, Some(&wiring), &|_| false, &mut |event| {
+        let registration = match event {
+            Event::Skipped(skipped) => {
+                skipped_notes.push(format!(
+                    "{} not served [{}]: {}",
+                    skipped.tool.as_deref().unwrap_or(&skipped.action),
+                    skipped.code,
+                    skipped.reason
+                ));
+                return;
+            }
+            Event::Warning(warning) => {
+                warning_notes.push(format!("{}: {}", warning.action, warning.warning));
+                return;
+            }
+            Event::Registered(registration) => registration,
+        };
+        let name = registration.definition.name();
         if let Some(allowed) = &allowed
             && !allowed.tools.contains(name)
         {
-            continue;
+            return;
         }
-        if r.object.is_none() && r.route != Route::Api {
-            notes.push(format!(
+        if registration.object.is_none() && registration.route != Route::Api {
+            left_out.push(format!(
                 "{name} not served: the action belongs to no object, and ObjectStack runs actions at /api/v1/actions/{{object}}/{{action}}"
             ));
-            continue;
+            return;
         }
-        kept.registered.push(r);
-    }
-    for refused in registry.register_materialised(&kept) {
-        notes.push(format!("not served: {refused}"));
-    }
-    let projected = mcp::tools(&kept.registered);
-    let mut served = std::collections::HashMap::new();
-    let mut tools = Vec::with_capacity(projected.tools.len() + 1);
-    for warning in projected.warnings {
-        notes.push(format!("{}: {}", warning.tool, warning.warning));
-    }
-    for (entry, r) in projected.tools.into_iter().zip(&kept.registered) {
-        if !registry.contains(&entry.name) {
-            continue;
+        let registered = registration.to_registered();
+        let (entry, warnings) = mcp::registered_tool(&registered);
+        projection_notes.extend(
+            warnings
+                .into_iter()
+                .map(|w| format!("{}: {}", w.tool, w.warning)),
+        );
+        let needs_confirmation = registered.confirmation.is_some();
+        let object = registered.object.clone();
+        if let Err(e) = registry.register_materialised_tool(registered) {
+            refused.push(format!("not served: {e}"));
+            return;
         }
-        let tool = to_rmcp(entry);
+        if probe_object.is_none() {
+            probe_object = object;
+        }
+        // The registry's copy of the schema is the one served: `inputSchema`
+        // is the parameters as they are whenever they say `type: object`.
+        let shared = registry
+            .parameters(&entry.name)
+            .filter(|p| ***p == entry.input_schema)
+            .cloned();
+        let tool = to_rmcp(entry, shared);
         served.insert(
             tool.name.to_string(),
             Served {
                 structured: tool.output_schema.is_some(),
-                needs_confirmation: r.confirmation.is_some(),
+                needs_confirmation,
             },
         );
         tools.push(tool);
-    }
+    });
     if served.values().any(|s| s.needs_confirmation) {
         tools.push(pending_tool());
     }
-    let prompts = skill_prompts(stack, allowed.as_ref().map(|a| &a.skills));
-    let probe_object = kept.registered.iter().find_map(|r| r.object.clone());
+    let prompts = skill_prompts(document, &arena, allowed.as_ref().map(|a| &a.skills));
+    let mut notes = skipped_notes;
+    notes.extend(warning_notes);
+    notes.extend(left_out);
+    notes.extend(refused);
+    notes.extend(projection_notes);
     Ok(Catalog {
         registry,
         tools,
@@ -227,10 +311,12 @@ struct Scope {
     skills: HashSet<String>,
 }
 
-fn agent_scope(stack: &Map<String, Value>, name: &str) -> Result<Scope, GatewayError> {
-    let arena = objectstack_spec::json::Arena::new();
-    let document = objectstack_spec::json::Map::from_serde(stack, &arena);
-    let caps = objectstack_lint::capabilities::build(document, &arena);
+fn agent_scope(
+    document: &objectstack_spec::json::Map<'_>,
+    arena: &objectstack_spec::json::Arena,
+    name: &str,
+) -> Result<Scope, GatewayError> {
+    let caps = objectstack_lint::capabilities::build(document, arena);
     let Some(agent) = caps.agent(name) else {
         return Err(GatewayError::UnknownAgent {
             name: name.to_owned(),
@@ -253,14 +339,14 @@ fn agent_scope(stack: &Map<String, Value>, name: &str) -> Result<Scope, GatewayE
 }
 
 /// Active skills with instructions, as prompts (only `only`'s, when given).
-fn skill_prompts(stack: &Map<String, Value>, only: Option<&HashSet<String>>) -> Vec<SkillPrompt> {
+fn skill_prompts(
+    document: &objectstack_spec::json::Map<'_>,
+    arena: &objectstack_spec::json::Arena,
+    only: Option<&HashSet<String>>,
+) -> Vec<SkillPrompt> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
-    let arena = objectstack_spec::json::Arena::new();
-    let skills = stack
-        .get("skills")
-        .map(|s| objectstack_spec::json::Value::from_serde(s, &arena));
-    for record in objectstack_spec::collection::records(skills.as_ref(), &arena) {
+    for record in objectstack_spec::collection::records(document.get("skills"), arena) {
         let Some(name) = record.name() else { continue };
         let Some(instructions) = record.str("instructions").filter(|i| !i.trim().is_empty()) else {
             continue;
@@ -286,8 +372,11 @@ fn skill_prompts(stack: &Map<String, Value>, only: Option<&HashSet<String>>) -> 
     out
 }
 
-fn to_rmcp(entry: mcp::McpTool) -> Tool {
-    let mut tool = Tool::new(entry.name, entry.description, Arc::new(entry.input_schema));
+/// The MCP tool, its input schema `shared` when given (equal to the
+/// entry's).
+fn to_rmcp(entry: mcp::McpTool, shared: Option<Arc<Map<String, Value>>>) -> Tool {
+    let input_schema = shared.unwrap_or_else(|| Arc::new(entry.input_schema));
+    let mut tool = Tool::new(entry.name, entry.description, input_schema);
     if let Some(title) = entry.title {
         tool = tool.with_title(title);
     }

@@ -89,20 +89,28 @@ pub fn annotations(registered: &Registered<'_>) -> McpAnnotations {
 pub fn tools(registered: &[Registered<'_>]) -> Projected<McpTool> {
     let mut out = Projected::default();
     for r in registered {
-        let (mut tool, warnings) = tool(&r.definition, Some(annotations(r)));
-        if tool.title.is_none() {
-            // The upstream definition carries no label; the title is the
-            // action's own label.
-            tool.title = r
-                .action
-                .get("label")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-        }
+        let (tool, warnings) = registered_tool(r);
         out.tools.push(tool);
         out.warnings.extend(warnings);
     }
     out
+}
+
+/// One registered action as a `tools/list` entry, as [`tools`] renders
+/// each: [`tool`] with the action's [`annotations`], titled by the
+/// action's own label when the definition has none.
+pub fn registered_tool(registered: &Registered<'_>) -> (McpTool, Vec<ProjectionWarning>) {
+    let (mut tool, warnings) = tool(&registered.definition, Some(annotations(registered)));
+    if tool.title.is_none() {
+        // The upstream definition carries no label; the title is the
+        // action's own label.
+        tool.title = registered
+            .action
+            .get("label")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+    }
+    (tool, warnings)
 }
 
 /// Renders one definition as a `tools/list` entry.

@@ -194,7 +194,7 @@ impl ActionTool {
         self.action_schema = refines
             .action_parameters
             .as_ref()
-            .map(|schema| ArgumentValidator::compile(tool, schema))
+            .map(|schema| ArgumentValidator::compile(tool, std::sync::Arc::new(schema.clone())))
             .transpose()?;
         Ok(())
     }

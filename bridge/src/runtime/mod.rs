@@ -48,7 +48,7 @@ use serde_json::{Map, Value, json};
 use objectstack_spec::AIToolDefinition;
 
 use crate::approval::ApprovalQueue;
-use crate::materialise::{Materialised, Refines, SkipCode, Wiring, materialise};
+use crate::materialise::{Materialised, Refines, Registered, SkipCode, Wiring, materialise};
 
 pub use action::{DEFAULT_SUCCESS_MESSAGE, build_api_body, build_api_target, pending_message};
 pub use execute::{ExecuteOptions, ExecutionReport};
@@ -192,9 +192,21 @@ pub enum RegisterError {
 }
 
 struct Entry {
+    /// The definition, its `parameters` left empty: the schema is the
+    /// validator's (one shared copy).
     definition: AIToolDefinition,
     validator: ArgumentValidator,
     kind: Kind,
+}
+
+impl Entry {
+    /// The definition, whole.
+    fn definition(&self) -> AIToolDefinition {
+        AIToolDefinition {
+            parameters: (**self.validator.schema()).clone(),
+            ..self.definition.clone()
+        }
+    }
 }
 
 enum Kind {
@@ -319,25 +331,35 @@ impl ToolRegistry {
     /// call produced; returns the registrations that were refused (a name
     /// already taken, a service missing). Nothing else is registered twice.
     pub fn register_materialised(&mut self, materialised: &Materialised<'_>) -> Vec<RegisterError> {
-        let mut refused = Vec::new();
-        for registered in &materialised.registered {
-            let mut action = registered.action.clone().into_owned();
-            if let Some(object) = &registered.object {
-                action
-                    .entry("objectName")
-                    .or_insert_with(|| Value::String(object.clone()));
-            }
-            let result = match &registered.refines {
-                Some(refines) => {
-                    self.register_refinement(registered.definition.clone(), action, refines)
-                }
-                None => self.register_action(registered.definition.clone(), action),
-            };
-            if let Err(e) = result {
-                refused.push(e);
-            }
+        materialised
+            .registered
+            .iter()
+            .filter_map(|registered| self.register_materialised_tool(registered.clone()).err())
+            .collect()
+    }
+
+    /// Registers one action a [`materialise`] call produced, taking it by
+    /// value: its definition and action move into the registry, so a host
+    /// registering a large stack as it is materialised
+    /// ([`materialise_each`](crate::materialise::materialise_each)) never
+    /// holds a second copy. Refused as [`register_materialised`]
+    /// refuses.
+    ///
+    /// [`register_materialised`]: ToolRegistry::register_materialised
+    pub fn register_materialised_tool(
+        &mut self,
+        registered: Registered<'_>,
+    ) -> Result<(), RegisterError> {
+        let mut action = registered.action.into_owned();
+        if let Some(object) = registered.object {
+            action
+                .entry("objectName")
+                .or_insert_with(|| Value::String(object));
         }
-        refused
+        match &registered.refines {
+            Some(refines) => self.register_refinement(registered.definition, action, refines),
+            None => self.register_action(registered.definition, action),
+        }
     }
 
     /// Materialises a stack's actions against this registry's wiring (tools
@@ -360,11 +382,16 @@ impl ToolRegistry {
         (materialised, refused)
     }
 
-    fn insert(&mut self, definition: AIToolDefinition, kind: Kind) -> Result<(), RegisterError> {
+    fn insert(
+        &mut self,
+        mut definition: AIToolDefinition,
+        kind: Kind,
+    ) -> Result<(), RegisterError> {
         if self.index.contains_key(&definition.name) {
             return Err(RegisterError::Duplicate(definition.name));
         }
-        let validator = ArgumentValidator::compile(&definition.name, &definition.parameters)?;
+        let parameters = Arc::new(std::mem::take(&mut definition.parameters));
+        let validator = ArgumentValidator::compile(&definition.name, parameters)?;
         self.index
             .insert(definition.name.clone(), self.entries.len());
         self.entries.push(Entry {
@@ -380,14 +407,23 @@ impl ToolRegistry {
         self.index.contains_key(name)
     }
 
-    /// The definitions to offer a model, in registration order.
-    pub fn definitions(&self) -> Vec<&AIToolDefinition> {
-        self.entries.iter().map(|e| &e.definition).collect()
+    /// The definitions to offer a model, in registration order (copies:
+    /// the registry holds each tool's schema once, shared, see
+    /// [`parameters`](Self::parameters)).
+    pub fn definitions(&self) -> Vec<AIToolDefinition> {
+        self.entries.iter().map(Entry::definition).collect()
     }
 
-    /// The definition of one tool.
-    pub fn definition(&self, name: &str) -> Option<&AIToolDefinition> {
-        self.entry(name).map(|e| &e.definition)
+    /// The definition of one tool (a copy, as [`definitions`](Self::definitions)).
+    pub fn definition(&self, name: &str) -> Option<AIToolDefinition> {
+        self.entry(name).map(Entry::definition)
+    }
+
+    /// One tool's `parameters` schema, the very copy its calls are
+    /// validated against: a host serving many tools (an MCP server's
+    /// `inputSchema`) shares it rather than holding another.
+    pub fn parameters(&self, name: &str) -> Option<&Arc<Map<String, Value>>> {
+        self.entry(name).map(|e| e.validator.schema())
     }
 
     fn entry(&self, name: &str) -> Option<&Entry> {

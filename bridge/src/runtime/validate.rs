@@ -8,6 +8,8 @@
 //! schema accepts is kept, so no input the schema allows changes meaning.
 
 use objectstack_spec::path::JsonPath;
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::RegisterError;
@@ -97,7 +99,10 @@ pub struct Violation {
 pub(crate) struct ArgumentValidator {
     validator: std::sync::OnceLock<jsonschema::Validator>,
     /// The schema: compiled from, and read to find the optional properties.
-    schema: Value,
+    /// Shared: the registry hands the same allocation to hosts
+    /// ([`ToolRegistry::parameters`](super::ToolRegistry::parameters)), so
+    /// a served tool's schema is held once.
+    schema: Arc<Map<String, Value>>,
 }
 
 impl std::fmt::Debug for ArgumentValidator {
@@ -115,9 +120,11 @@ const MAX_SCHEMA_DEPTH: usize = 32;
 impl ArgumentValidator {
     /// Checks that the schema compiles (external `$ref`s are not fetched);
     /// the compiled validator is dropped and built again on first use.
-    pub(crate) fn compile(tool: &str, schema: &Map<String, Value>) -> Result<Self, RegisterError> {
-        let schema = Value::Object(schema.clone());
-        jsonschema::validator_for(&schema)
+    pub(crate) fn compile(
+        tool: &str,
+        schema: Arc<Map<String, Value>>,
+    ) -> Result<Self, RegisterError> {
+        jsonschema::validator_for(&Value::Object((*schema).clone()))
             .map(|_| ArgumentValidator {
                 validator: std::sync::OnceLock::new(),
                 schema,
@@ -134,7 +141,8 @@ impl ArgumentValidator {
         if let Some(validator) = self.validator.get() {
             return Ok(validator);
         }
-        let validator = jsonschema::validator_for(&self.schema).map_err(|e| e.to_string())?;
+        let validator = jsonschema::validator_for(&Value::Object((*self.schema).clone()))
+            .map_err(|e| e.to_string())?;
         // Another thread may have won the race; either copy is the same.
         Ok(self.validator.get_or_init(|| validator))
     }
@@ -144,7 +152,17 @@ impl ArgumentValidator {
     /// share (`properties`, `items`, local `$ref`s): it means "not given".
     /// Call it after [`ArgumentLimits::check`], which bounds the depth.
     pub(crate) fn drop_absent_nulls(&self, arguments: &mut Map<String, Value>) {
-        drop_nulls_in_object(arguments, &self.schema, &self.schema, 0);
+        drop_nulls_in_object(
+            arguments,
+            resolve_node(&self.schema, &self.schema, 0),
+            &self.schema,
+            0,
+        );
+    }
+
+    /// The schema, shared.
+    pub(crate) fn schema(&self) -> &Arc<Map<String, Value>> {
+        &self.schema
     }
 
     /// Every violation, in the validator's order.
@@ -173,11 +191,11 @@ impl ArgumentValidator {
 
 fn drop_nulls_in_object(
     instance: &mut Map<String, Value>,
-    schema: &Value,
-    root: &Value,
+    schema: Option<&Map<String, Value>>,
+    root: &Map<String, Value>,
     depth: usize,
 ) {
-    let Some(schema) = resolve(schema, root, depth) else {
+    let Some(schema) = schema else {
         return;
     };
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
@@ -201,12 +219,14 @@ fn drop_nulls_in_object(
     }
 }
 
-fn drop_nulls_in_value(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
+fn drop_nulls_in_value(value: &mut Value, schema: &Value, root: &Map<String, Value>, depth: usize) {
     if depth > MAX_SCHEMA_DEPTH {
         return;
     }
     match value {
-        Value::Object(map) => drop_nulls_in_object(map, schema, root, depth),
+        Value::Object(map) => {
+            drop_nulls_in_object(map, resolve(schema, root, depth), root, depth);
+        }
         Value::Array(items) => {
             let Some(item_schema) = resolve(schema, root, depth).and_then(|s| s.get("items"))
             else {
@@ -220,31 +240,73 @@ fn drop_nulls_in_value(value: &mut Value, schema: &Value, root: &Value, depth: u
     }
 }
 
+/// What a local `$ref` (`#`, `#/$defs/x`) names in the root schema.
+enum Target<'s> {
+    /// The root schema itself.
+    Root,
+    /// A value below it.
+    Below(&'s Value),
+}
+
+/// `root.pointer(pointer)` for a root held as a map.
+fn target<'s>(root: &'s Map<String, Value>, pointer: &str) -> Option<Target<'s>> {
+    if pointer.is_empty() {
+        return Some(Target::Root);
+    }
+    let rest = pointer.strip_prefix('/')?;
+    let (first, below) = match rest.find('/') {
+        Some(at) => (rest.get(..at)?, rest.get(at..)?),
+        None => (rest, ""),
+    };
+    let key = first.replace("~1", "/").replace("~0", "~");
+    root.get(&key)?.pointer(below).map(Target::Below)
+}
+
 /// The schema object `schema` stands for, following a local `$ref`
 /// (`#/...`) that is all it says.
-fn resolve<'s>(schema: &'s Value, root: &'s Value, depth: usize) -> Option<&'s Value> {
+fn resolve<'s>(
+    schema: &'s Value,
+    root: &'s Map<String, Value>,
+    depth: usize,
+) -> Option<&'s Map<String, Value>> {
+    resolve_node(schema.as_object()?, root, depth)
+}
+
+/// [`resolve`] for a schema object.
+fn resolve_node<'s>(
+    node: &'s Map<String, Value>,
+    root: &'s Map<String, Value>,
+    depth: usize,
+) -> Option<&'s Map<String, Value>> {
     if depth > MAX_SCHEMA_DEPTH {
         return None;
     }
-    match schema.get("$ref").and_then(Value::as_str) {
-        Some(reference) if schema.get("properties").is_none() && schema.get("items").is_none() => {
-            let target = root.pointer(reference.strip_prefix('#')?)?;
-            resolve(target, root, depth + 1)
+    match node.get("$ref").and_then(Value::as_str) {
+        Some(reference) if node.get("properties").is_none() && node.get("items").is_none() => {
+            match target(root, reference.strip_prefix('#')?)? {
+                Target::Root => resolve_node(root, root, depth + 1),
+                Target::Below(next) => resolve(next, root, depth + 1),
+            }
         }
-        _ => schema.is_object().then_some(schema),
+        _ => Some(node),
     }
 }
 
 /// Whether `schema` accepts `null`, judged from `type`, `enum`, `const`,
 /// `anyOf`, `oneOf`, `allOf` and local `$ref`s; anything it cannot judge
 /// counts as accepting, so the `null` is kept and the validator decides.
-fn accepts_null(schema: &Value, root: &Value, depth: usize) -> bool {
+fn accepts_null(schema: &Value, root: &Map<String, Value>, depth: usize) -> bool {
+    match schema {
+        Value::Object(node) => node_accepts_null(node, root, depth),
+        other => depth > MAX_SCHEMA_DEPTH || other.as_bool() != Some(false),
+    }
+}
+
+/// [`accepts_null`] for a schema object.
+fn node_accepts_null(node: &Map<String, Value>, root: &Map<String, Value>, depth: usize) -> bool {
     if depth > MAX_SCHEMA_DEPTH {
         return true;
     }
-    let Value::Object(node) = schema else {
-        return schema.as_bool() != Some(false);
-    };
     let type_ok = match node.get("type") {
         Some(Value::String(t)) => t == "null",
         Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
@@ -262,10 +324,14 @@ fn accepts_null(schema: &Value, root: &Value, depth: usize) -> bool {
     let all_ok =
         branches("allOf").is_none_or(|b| b.iter().all(|s| accepts_null(s, root, depth + 1)));
     let ref_ok = match node.get("$ref").and_then(Value::as_str) {
-        Some(reference) => reference
+        Some(reference) => match reference
             .strip_prefix('#')
-            .and_then(|pointer| root.pointer(pointer))
-            .is_none_or(|target| accepts_null(target, root, depth + 1)),
+            .and_then(|pointer| target(root, pointer))
+        {
+            None => true,
+            Some(Target::Root) => node_accepts_null(root, root, depth + 1),
+            Some(Target::Below(next)) => accepts_null(next, root, depth + 1),
+        },
         None => true,
     };
     type_ok && enum_ok && const_ok && any_ok("anyOf") && any_ok("oneOf") && all_ok && ref_ok
@@ -378,7 +444,7 @@ mod tests {
     #[test]
     fn a_schema_is_checked_at_registration_and_compiled_on_first_use() {
         let schema = map(json!({"type": "object", "properties": {"n": {"type": "number"}}}));
-        let v = ArgumentValidator::compile("t", &schema).unwrap();
+        let v = ArgumentValidator::compile("t", Arc::new(schema)).unwrap();
         assert!(v.validator.get().is_none(), "nothing compiled is kept yet");
         assert!(v.validate(&map(json!({"n": "x"}))).is_err());
         assert!(v.validator.get().is_some(), "compiled once, then kept");
@@ -393,7 +459,7 @@ mod tests {
             "required": ["n"],
             "additionalProperties": false
         }));
-        let v = ArgumentValidator::compile("t", &schema).unwrap();
+        let v = ArgumentValidator::compile("t", Arc::new(schema)).unwrap();
         assert!(v.validate(&map(json!({"n": 1, "tags": ["a"]}))).is_ok());
         let errs = v
             .validate(&map(json!({"tags": ["a", 2], "extra": 1})))
@@ -427,7 +493,7 @@ mod tests {
                 "properties": {"status": {"type": "string"}, "kind": {"type": "string"}},
                 "required": ["kind"]}}
         }));
-        let v = ArgumentValidator::compile("t", &schema).unwrap();
+        let v = ArgumentValidator::compile("t", Arc::new(schema)).unwrap();
         let mut args = map(json!({
             "note": null, "level": null, "maybe": null, "any": null, "need": null,
             "filter": {"status": null, "kind": null},
@@ -451,8 +517,10 @@ mod tests {
 
     #[test]
     fn accepting_null_is_judged_from_the_schema() {
-        let root = json!({"$defs": {"n": {"type": "null"}, "s": {"type": "string"},
-                          "loop": {"$ref": "#/$defs/loop"}}});
+        let root = map(
+            json!({"$defs": {"n": {"type": "null"}, "s": {"type": "string"},
+                          "loop": {"$ref": "#/$defs/loop"}}}),
+        );
         for (schema, accepts) in [
             (json!({"type": "string"}), false),
             (json!({"type": ["number", "null"]}), true),
@@ -480,14 +548,46 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_to_the_root_is_followed_in_the_shared_schema() {
+        // `$ref: "#"` names the root schema itself, held as a map.
+        let schema = map(json!({
+            "type": "object",
+            "properties": {
+                "child": {"$ref": "#"},
+                "note": {"type": "string"},
+                "maybe": {"type": ["string", "null"]}
+            }
+        }));
+        let v = ArgumentValidator::compile("t", Arc::new(schema)).unwrap();
+        let mut args = map(json!({"note": null, "maybe": null,
+                                  "child": {"note": null, "maybe": null, "child": null}}));
+        v.drop_absent_nulls(&mut args);
+        // Under the root's own `$ref`, optional nulls the schema refuses go;
+        // a null the schema accepts stays; `child: null` under `$ref: "#"`
+        // is judged against the root (an object), so it goes too.
+        assert_eq!(
+            Value::Object(args),
+            json!({"maybe": null, "child": {"maybe": null}})
+        );
+        let root = map(json!({"$defs": {"a~b": {"type": "null"}, "c/d": {"type": "string"}}}));
+        assert!(accepts_null(&json!({"$ref": "#/$defs/a~0b"}), &root, 0));
+        assert!(!accepts_null(&json!({"$ref": "#/$defs/c~1d"}), &root, 0));
+        assert!(!accepts_null(
+            &json!({"$ref": "#"}),
+            &map(json!({"type": "object"})),
+            0
+        ));
+    }
+
+    #[test]
     fn bad_schema_is_refused_at_registration() {
-        let err = ArgumentValidator::compile("t", &map(json!({"type": "nonsense"})))
+        let err = ArgumentValidator::compile("t", Arc::new(map(json!({"type": "nonsense"}))))
             .err()
             .unwrap();
         assert!(err.to_string().contains("not valid JSON Schema"), "{err}");
         let err = ArgumentValidator::compile(
             "t",
-            &map(json!({"$ref": "https://example.com/schema.json"})),
+            Arc::new(map(json!({"$ref": "https://example.com/schema.json"}))),
         )
         .err();
         assert!(err.is_some());

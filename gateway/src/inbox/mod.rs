@@ -1271,6 +1271,7 @@ impl<'a> View<'a> {
             esc(&row.tool_name),
             esc(&row.id),
             esc(definition
+                .as_ref()
                 .map(|d| d.description.as_str())
                 .unwrap_or("This tool is not served by this gateway now (the stack changed).")),
             self.facts(row)
@@ -1294,7 +1295,7 @@ impl<'a> View<'a> {
                 out.push_str("<h2>Decide</h2>");
                 out.push_str(&self.decide_forms(row, false));
                 if !self.four_eyes_blocks(row) {
-                    out.push_str(&self.edit_form(row, definition, retry));
+                    out.push_str(&self.edit_form(row, definition.as_ref(), retry));
                 }
             }
             Row::InDoubt => {
