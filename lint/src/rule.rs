@@ -386,7 +386,7 @@ impl<'s, 'a> Context<'s, 'a> {
 
 /// The predicate's answer for every tool record
 /// ([`refine::judge_all`]), over the composed collections.
-fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>> {
+pub(crate) fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>> {
     // Map-shaped `params` of bound actions are read into this arena while
     // the surfaces are judged; the judgements borrow only the records.
     let arena = objectstack_spec::json::Arena::new();

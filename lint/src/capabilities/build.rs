@@ -1,6 +1,8 @@
-//! Building [`Capabilities`] from the stack: one pass over the inputs that
-//! collects actions, skills, wildcards and tools, resolves every reference
-//! against the lint's [`Universe`], and records each dead one.
+//! Building [`Capabilities`] from the lint's [`Stack`] (the collections
+//! read once, as the rules read them, with the refinement predicate's
+//! answers the rules get): one pass that collects actions, skills,
+//! wildcards and tools, resolves every reference against the tool names,
+//! and records each dead one.
 
 use super::*;
 
@@ -29,8 +31,11 @@ fn active_of(record: &Record<'_>) -> bool {
 /// Builds [`Capabilities`]; holds the inputs and lookup tables while it
 /// does.
 pub(super) struct Builder<'a> {
-    inputs: Vec<(Option<&'a str>, &'a Map<'a>)>,
-    arena: &'a Arena,
+    /// Each source's file name, by source index (`None` for one stack).
+    files: Vec<Option<&'a str>>,
+    /// The collections, read once as the rules read them; the actions are
+    /// taken out (and freed) once they are read.
+    stack: Stack<'a>,
     actions: Vec<Action<'a>>,
     action_by_name: FastMap<&'a str, usize>,
     skills: Vec<Skill<'a>>,
@@ -62,10 +67,10 @@ struct Names<'t> {
 }
 
 impl<'a> Builder<'a> {
-    pub(super) fn new(inputs: Vec<(Option<&'a str>, &'a Map<'a>)>, arena: &'a Arena) -> Self {
+    pub(super) fn new(files: Vec<Option<&'a str>>, stack: Stack<'a>) -> Self {
         Builder {
-            inputs,
-            arena,
+            files,
+            stack,
             actions: Vec::new(),
             action_by_name: FastMap::default(),
             skills: Vec::new(),
@@ -78,35 +83,36 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn collection(&self, key: &str) -> Vec<(Option<&'a str>, Record<'a>)> {
-        self.inputs
+    /// The file a source index stands for.
+    fn file(&self, source: usize) -> Option<&'a str> {
+        self.files.get(source).copied().flatten()
+    }
+
+    /// A collection's records, each with its file.
+    fn with_files(&self, entries: &[Entry<'a>]) -> Vec<(Option<&'a str>, Record<'a>)> {
+        entries
             .iter()
-            .flat_map(|&(file, root)| {
-                records_of(root, key, self.arena)
-                    .into_iter()
-                    .map(move |r| (file, r))
-            })
+            .map(|e| (self.file(e.source), e.record))
             .collect()
     }
 
     pub(super) fn build(mut self) -> Capabilities<'a> {
-        let records: Vec<Record<'a>> = self
-            .collection("tools")
-            .into_iter()
-            .map(|(_, r)| r)
-            .collect();
-        self.superseded = refine::Superseded::of(records.iter().map(|r| r.fields));
+        self.superseded = refine::Superseded::of(self.stack.tools.iter().map(Entry::fields));
+        // The predicate's answer for every tool record, as the lint has it;
+        // asked before the actions are taken out of the stack.
+        let judged = crate::rule::judge_records(&self.stack);
         self.read_actions();
         // Vectors grown by doubling keep up to half their room unused; the
         // large ones are trimmed once they are complete.
         self.actions.shrink_to_fit();
-        let flows: FastSet<&'a str> = self
-            .collection("flows")
+        let flows: FastSet<&'a str> = std::mem::take(&mut self.stack.flows)
             .iter()
-            .filter_map(|(_, r)| r.name())
+            .filter_map(Entry::name)
             .collect();
-        let tools = self.read_tools(&flows);
-        let skill_records = self.collection("skills");
+        let tools = self.read_tools(&flows, judged);
+        let skills = std::mem::take(&mut self.stack.skills);
+        let skill_records = self.with_files(&skills);
+        drop(skills);
         let (by_name, rank, approvals_before, skills_done, agents, unattached) = {
             let names = Names::new(&tools, &skill_records);
             self.read_skills(&skill_records, &names);
@@ -178,18 +184,26 @@ impl<'a> Builder<'a> {
     }
 
     fn read_actions(&mut self) {
-        for (file, record) in self.collection("actions") {
-            let object = record.str("objectName");
-            self.push_action(&record, (file, None), object);
-        }
-        for (file, object) in self.collection("objects") {
-            let owner = Some(small(object.index()));
-            let object_name = object.name();
-            for record in records(object.get("actions"), self.arena) {
-                let object = record.str("objectName").or(object_name);
-                self.push_action(&record, (file, owner), object);
+        let actions = std::mem::take(&mut self.stack.actions);
+        let stack_actions = self.stack.stack_actions;
+        for (i, action) in actions.iter().enumerate() {
+            let record = &action.entry.record;
+            let file = self.file(action.entry.source);
+            if i < stack_actions {
+                // A stack-level action: no owner in its file's `objects`,
+                // whatever object its `objectName` joins it to.
+                self.push_action(record, (file, None), record.str("objectName"));
+                continue;
             }
+            let object = action.owner.and_then(|o| self.stack.objects.get(o));
+            let owner = object.map(|o| small(o.record.index()));
+            let name = record
+                .str("objectName")
+                .or_else(|| object.and_then(|o| o.record.name()));
+            self.push_action(record, (file, owner), name);
         }
+        // The objects were read for their actions only.
+        self.stack.objects = Vec::new();
     }
 
     fn push_action(
@@ -214,7 +228,11 @@ impl<'a> Builder<'a> {
         self.action_by_name.entry(name).or_insert(index);
     }
 
-    fn read_tools(&mut self, flows: &FastSet<&'a str>) -> Vec<Tool<'a>> {
+    fn read_tools(
+        &mut self,
+        flows: &FastSet<&'a str>,
+        judged: Vec<refine::Judgement<'a>>,
+    ) -> Vec<Tool<'a>> {
         let mut tools = Vec::new();
         let mut taken: FastSet<&'a str> = FastSet::default();
         for group in objectstack_registry::GROUPS {
@@ -233,16 +251,10 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let roots: Vec<&'a Map<'a>> = self.inputs.iter().map(|&(_, root)| root).collect();
-        let judged = refine::judge_stacks(
-            &roots,
-            self.arena,
-            refine::Reserved {
-                platform: &objectstack_registry::owner,
-                family_prefixes: objectstack_registry::FAMILY_PREFIXES,
-            },
-        );
-        for ((file, record), judgement) in self.collection("tools").into_iter().zip(judged) {
+        let entries = std::mem::take(&mut self.stack.tools);
+        let records = self.with_files(&entries);
+        drop(entries);
+        for ((file, record), judgement) in records.into_iter().zip(judged) {
             if let Ok(Some(r)) = &judgement {
                 self.refining.insert(r.name);
             }
@@ -524,7 +536,7 @@ impl<'a> Builder<'a> {
 
     fn read_agents(&self, names: &Names<'_>) -> Vec<Agent<'a>> {
         let mut agents = Vec::new();
-        for (file, record) in self.collection("agents") {
+        for (file, record) in self.with_files(&self.stack.agents) {
             let name = display_name(&record);
             let path = path_of("agents", record.index());
             let surface = surface_of(&record);

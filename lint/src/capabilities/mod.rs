@@ -165,13 +165,14 @@ use std::hash::BuildHasher as _;
 use std::io;
 use std::ops::Range;
 
-use objectstack_spec::collection::{Record, records, records_of};
+use objectstack_spec::collection::Record;
 use objectstack_spec::json::{Arena, Map, Value};
 use objectstack_spec::materialise::refine::{self, Binding, RecordSkip};
 use objectstack_spec::materialise::{self, ConfirmationReason, StaticSkip};
 use objectstack_spec::path::JsonPath;
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use crate::stack::{Entry, Stack};
 use crate::universe::Universe;
 
 mod build;
@@ -794,7 +795,7 @@ const KNOWN_SHOWN: usize = 20;
 /// Reads a stack and builds its capability view (see the module docs).
 /// Map-shaped collections are read into `arena`.
 pub fn build<'a>(stack: &'a Map<'a>, arena: &'a Arena) -> Capabilities<'a> {
-    build::Builder::new(vec![(None, stack)], arena).build()
+    build::Builder::new(vec![None], Stack::new(&[stack], arena)).build()
 }
 
 /// Reads several stacks as their composition (see the module docs): a
@@ -802,11 +803,9 @@ pub fn build<'a>(stack: &'a Map<'a>, arena: &'a Arena) -> Capabilities<'a> {
 /// source, every path starts with its source's `file` and a colon.
 pub fn build_composed<'a>(sources: &[crate::Source<'a>], arena: &'a Arena) -> Capabilities<'a> {
     let many = sources.len() > 1;
-    let inputs = sources
-        .iter()
-        .map(|s| (many.then_some(s.file), s.root))
-        .collect();
-    build::Builder::new(inputs, arena).build()
+    let files = sources.iter().map(|s| many.then_some(s.file)).collect();
+    let roots: Vec<&'a Map<'a>> = sources.iter().map(|s| s.root).collect();
+    build::Builder::new(files, Stack::new(&roots, arena)).build()
 }
 
 /// Streams the capability view in the chosen format to `out`.
