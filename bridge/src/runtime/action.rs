@@ -34,7 +34,10 @@ pub(crate) struct ActionTool {
     pub(crate) tool: String,
     pub(crate) action_name: String,
     pub(crate) object_name: Option<String>,
-    action: Map<String, Value>,
+    /// The action's [`DISPATCH_KEYS`], as compact JSON text: read back on
+    /// each dispatch, since a served stack's tools are many and a small
+    /// `serde_json` map costs several times its text.
+    action: Box<str>,
     route: Route,
     row_context: bool,
     confirmation: Option<ConfirmationReason>,
@@ -394,10 +397,9 @@ impl ActionTool {
                         object: self.object_name.clone(),
                         target: self.str_field("target"),
                         body: self
-                            .action
-                            .get("body")
-                            .filter(|b| is_truthy(Some(b)))
-                            .cloned(),
+                            .dispatch_keys()
+                            .remove("body")
+                            .filter(|b| is_truthy(Some(b))),
                         record: prepared.record,
                         params: prepared.params,
                         actor: actor.clone(),
@@ -417,7 +419,7 @@ impl ActionTool {
                         "a field write needs an object and a record id",
                     ));
                 };
-                let patch = match self.action.get("patch") {
+                let patch = match self.dispatch_keys().get("patch") {
                     Some(Value::Object(p)) => p.clone(),
                     _ => {
                         return Err(HostError::failed(format!(
@@ -472,10 +474,11 @@ impl ActionTool {
                     .api_client
                     .as_ref()
                     .ok_or_else(|| not_wired("API client"))?;
-                let method = api::method_of(self.action.get("method").and_then(Value::as_str));
+                let action = self.dispatch_keys();
+                let method = api::method_of(action.get("method").and_then(Value::as_str));
                 let (record, record_id) = (prepared.record.as_ref(), prepared.record_id.as_deref());
-                let body = build_api_body(&self.action, &prepared.params, record, record_id);
-                let target = build_api_target(&self.action, &prepared.params, record, record_id)
+                let body = build_api_body(&action, &prepared.params, record, record_id);
+                let target = build_api_target(&action, &prepared.params, record, record_id)
                     .map_err(|why| {
                         HostError::failed(format!(
                             "action '{}' was not sent: {why}",
@@ -498,10 +501,16 @@ impl ActionTool {
         }
     }
 
-    /// One of the action's keys read at dispatch ([`DISPATCH_KEYS`]).
+    /// The action's keys read at dispatch ([`DISPATCH_KEYS`]).
+    fn dispatch_keys(&self) -> Map<String, Value> {
+        // Written from a map at registration, so it reads back as one.
+        serde_json::from_str(&self.action).unwrap_or_default()
+    }
+
+    /// One of the action's keys read at dispatch, a non-empty string.
     fn str_field(&self, key: &str) -> Option<String> {
-        match self.action.get(key) {
-            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        match self.dispatch_keys().remove(key) {
+            Some(Value::String(s)) if !s.is_empty() => Some(s),
             _ => None,
         }
     }
@@ -722,13 +731,15 @@ const DISPATCH_KEYS: [&str; 9] = [
     "target",
 ];
 
-/// The action reduced to [`DISPATCH_KEYS`], so a served tool does not
-/// keep a copy of everything its action says (labels, params, `ai`).
-fn dispatch_keys(action: Map<String, Value>) -> Map<String, Value> {
-    action
+/// The action reduced to [`DISPATCH_KEYS`], as compact JSON text, so a
+/// served tool does not keep a copy of everything its action says
+/// (labels, params, `ai`).
+fn dispatch_keys(action: Map<String, Value>) -> Box<str> {
+    let kept: Map<String, Value> = action
         .into_iter()
         .filter(|(key, _)| DISPATCH_KEYS.contains(&key.as_str()))
-        .collect()
+        .collect();
+    Value::Object(kept).to_string().into_boxed_str()
 }
 
 /// What an `api` action sends: the params (under `wrap` when given), then
