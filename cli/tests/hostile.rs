@@ -132,6 +132,18 @@ fn both_closed_as_in_2_and_1_into_head_never_panics() {
     }
 }
 
+/// A queue file for `serve` (which opens its queue before it reads the
+/// stack) outside the working directory.
+fn scratch_queue(test: &str) -> String {
+    std::env::temp_dir()
+        .join(format!(
+            "objectstack-hostile-{test}-{}.sqlite",
+            std::process::id()
+        ))
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Waits for `child` at most `limit`; kills it and fails if it is not done.
 fn finish_within(mut child: Child, limit: Duration, what: &str) -> Output {
     let deadline = Instant::now() + limit;
@@ -170,9 +182,10 @@ fn a_never_ending_input_is_refused_at_the_limit() {
     let stack = "examples/hotcrm-skills.json";
     let dump = temp_file("hostile", "limit-dump.json", r#"["list_objects"]"#);
     let dump = dump.to_string_lossy();
+    let queue = scratch_queue("limit");
     let cases: [&[&str]; 10] = [
         &["validate", "/dev/zero"],
-        &["serve", "--stack", "/dev/zero"],
+        &["serve", "--stack", "/dev/zero", "--approvals", &queue],
         &["validate", "--format", "json", "/dev/zero"],
         &["lint", "/dev/zero"],
         &["lint", stack, "--config", "/dev/zero"],
@@ -315,8 +328,9 @@ fn every_command_escapes_file_names() {
     let file = evil_file(&stack);
     let missing = format!("{file}.missing");
     let other = "examples/todo-app.json";
+    let queue = scratch_queue("names");
     let cases: [&[&str]; 15] = [
-        &["serve", "--stack", &missing],
+        &["serve", "--stack", &missing, "--approvals", &queue],
         &["validate", &file],
         &["validate", &missing],
         &["lint", &file],
@@ -378,6 +392,7 @@ fn serve_escapes_the_diagnostics_of_a_stack_it_refuses() {
     let file = temp_file("hostile", "evil-serve.json", &stack);
     let out = bin()
         .args(["serve", "--stack", &file.to_string_lossy()])
+        .args(["--approvals", &scratch_queue("serve-diagnostics")])
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -388,6 +403,7 @@ fn serve_escapes_the_diagnostics_of_a_stack_it_refuses() {
 
 #[test]
 fn userinfo_typed_in_a_url_is_never_repeated() {
+    let queue = scratch_queue("userinfo");
     let cases: [&[&str]; 2] = [
         &[
             "tools",
@@ -401,6 +417,8 @@ fn userinfo_typed_in_a_url_is_never_repeated() {
             "examples/todo-app.json",
             "--server",
             "http://svc:TOPSECRET@127.0.0.1:9/",
+            "--approvals",
+            &queue,
         ],
     ];
     for args in cases {
