@@ -591,6 +591,64 @@ fn a_handler_reporting_ok_false_marks_the_pending_action_failed() {
 }
 
 #[test]
+fn a_hosts_error_loses_its_userinfo_before_the_model_or_the_queue_sees_it() {
+    // A host's own client reporting the URL it called, credentials and all.
+    let host = host_with_task();
+    host.answer_with(Err(HostError::Transport {
+        method: "POST".into(),
+        url: "http://svc:TOPSECRET@billing.internal/api/wipe".into(),
+        message: "connection reset (proxy http://ops:HUNTER2@proxy:3128)".into(),
+    }));
+    let queue = queue();
+    let mut registry = ToolRegistry::new(host.services(Some(queue.clone())));
+    registry
+        .register_action(script_definition("wipe", true), script_action("wipe", true))
+        .unwrap();
+    let out = block(registry.call(
+        "action_wipe",
+        json!({"recordId": "t1"}),
+        &ctx(Some("u1"), "c"),
+    ));
+    let id = out["pendingActionId"].as_str().unwrap().to_owned();
+    let hash = queue.get(&id).unwrap().input_sha256;
+    queue.approve(&id, "alice", &hash).unwrap();
+    let report = block(registry.execute_approved(&ExecuteOptions::default())).unwrap();
+    assert_eq!(report.failed, vec![id.clone()]);
+    let row = queue.get(&id).unwrap();
+    let stored = serde_json::to_string(&row).unwrap();
+    assert!(
+        !stored.contains("TOPSECRET") && !stored.contains("HUNTER2"),
+        "{stored}"
+    );
+    let error = row.error.unwrap_or_default();
+    assert!(
+        error.contains("http://***@billing.internal/api/wipe")
+            && error.contains("http://***@proxy:3128"),
+        "{error}"
+    );
+
+    // The model is told the same, when the action runs at once.
+    let mut direct = ToolRegistry::new(host.services(None));
+    direct
+        .register_action(
+            script_definition("wipe", false),
+            script_action("wipe", false),
+        )
+        .unwrap();
+    let out = block(direct.call(
+        "action_wipe",
+        json!({"recordId": "t1"}),
+        &ctx(Some("u1"), "d"),
+    ));
+    assert_eq!(out["ok"], false, "{out}");
+    assert!(!out.to_string().contains("TOPSECRET"), "{out}");
+    assert!(
+        out["error"].as_str().unwrap().contains("http://***@"),
+        "{out}"
+    );
+}
+
+#[test]
 fn register_stack_materialises_against_the_wiring() {
     let host = host_with_task();
     let stack = obj(json!({

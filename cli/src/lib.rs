@@ -11,6 +11,7 @@
 //! output or error (`| head`) never panics: the output is cut short and the
 //! exit code is the one the input decides (see `out`).
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -67,6 +68,41 @@ pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
 
+/// Whether `args` run `approvals` with `--format json`, whose every error,
+/// a usage error included, is JSON on stdout.
+fn approvals_json(args: &[std::ffi::OsString]) -> bool {
+    let mut args = args.iter().skip(1).map(|a| a.to_str().unwrap_or_default());
+    if !args.by_ref().any(|a| a == "approvals") {
+        return false;
+    }
+    let mut previous = "";
+    for a in args {
+        if a == "--format=json" || (previous == "--format" && a == "json") {
+            return true;
+        }
+        previous = a;
+    }
+    false
+}
+
+/// Prints a usage error as the approvals' JSON error (code `usage`) on
+/// stdout; returns the exit code, 2.
+fn json_usage_error(err: &clap::Error) -> u8 {
+    let rendered = err.render().to_string();
+    let message = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let message = message.trim().trim_start_matches("error: ");
+    let body = serde_json::json!({"error": {"code": "usage", "message": message}});
+    let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+    let mut stdout = std::io::stdout().lock();
+    // A closed stdout is the reader's choice; the exit code stays.
+    let _ = writeln!(stdout, "{text}");
+    EXIT_UNUSABLE
+}
+
 /// Parses the process arguments, runs the command and returns the exit code.
 pub fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -96,6 +132,9 @@ pub fn run() -> ExitCode {
             } else {
                 err
             };
+            if err.use_stderr() && approvals_json(&args) {
+                return ExitCode::from(json_usage_error(&err));
+            }
             let _ = err.print();
             return ExitCode::from(code);
         }

@@ -694,6 +694,33 @@ fn stored_text_cannot_forge_a_line() {
 }
 
 #[test]
+fn show_redacts_userinfo_in_a_stored_error_or_result() {
+    // A row another writer (or an older version) left with credentials.
+    let f = fixture("redact");
+    let conn = rusqlite::Connection::open(&f.db).unwrap();
+    conn.execute(
+        "UPDATE pending_actions SET error = ?1, result = ?2 WHERE id = ?3",
+        [
+            "POST http://svc:TOPSECRET@billing.internal/x failed: reset",
+            r#"{"ok": false, "url": "https://ops:HUNTER2@h/y"}"#,
+            &f.rows[0].id,
+        ],
+    )
+    .unwrap();
+    drop(conn);
+    let shown = text(&run(&f.db, &["show", &f.rows[0].id]), 0);
+    assert!(
+        !shown.contains("TOPSECRET") && !shown.contains("HUNTER2"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("error:             POST http://***@billing.internal/x failed: reset"),
+        "{shown}"
+    );
+    assert!(shown.contains(r#""url": "https://***@h/y""#), "{shown}");
+}
+
+#[test]
 fn with_format_json_store_errors_are_json_too() {
     let f = fixture("jsonerr");
     let conn = rusqlite::Connection::open(&f.db).unwrap();
@@ -754,6 +781,19 @@ fn with_format_json_a_bad_option_value_is_a_json_error() {
         (
             &["--format", "json", "expire", "--older-than", "24"],
             "--older-than: `24` ends without a unit",
+        ),
+        // What the argument parser refuses is a JSON error too.
+        (
+            &["--format", "json", "list", "--limit", "ten"],
+            "invalid value 'ten' for '--limit <LIMIT>'",
+        ),
+        (
+            &["list", "--format=json", "--bogus"],
+            "unexpected argument '--bogus'",
+        ),
+        (
+            &["--format", "json", "approve", "pa_1"],
+            "the following required arguments were not provided:\n  --by <BY>",
         ),
     ] {
         let out = run(&f.db, args);

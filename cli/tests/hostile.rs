@@ -132,6 +132,18 @@ fn both_closed_as_in_2_and_1_into_head_never_panics() {
     }
 }
 
+/// A queue file for `serve` (which opens its queue before it reads the
+/// stack) outside the working directory.
+fn scratch_queue(test: &str) -> String {
+    std::env::temp_dir()
+        .join(format!(
+            "objectstack-hostile-{test}-{}.sqlite",
+            std::process::id()
+        ))
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Waits for `child` at most `limit`; kills it and fails if it is not done.
 fn finish_within(mut child: Child, limit: Duration, what: &str) -> Output {
     let deadline = Instant::now() + limit;
@@ -170,8 +182,10 @@ fn a_never_ending_input_is_refused_at_the_limit() {
     let stack = "examples/hotcrm-skills.json";
     let dump = temp_file("hostile", "limit-dump.json", r#"["list_objects"]"#);
     let dump = dump.to_string_lossy();
-    let cases: [&[&str]; 9] = [
+    let queue = scratch_queue("limit");
+    let cases: [&[&str]; 10] = [
         &["validate", "/dev/zero"],
+        &["serve", "--stack", "/dev/zero", "--approvals", &queue],
         &["validate", "--format", "json", "/dev/zero"],
         &["lint", "/dev/zero"],
         &["lint", stack, "--config", "/dev/zero"],
@@ -313,11 +327,20 @@ fn every_command_escapes_file_names() {
         std::fs::read_to_string(common::root().join("examples/hotcrm-skills.json")).unwrap();
     let file = evil_file(&stack);
     let missing = format!("{file}.missing");
-    let cases: [&[&str]; 8] = [
+    let other = "examples/todo-app.json";
+    let queue = scratch_queue("names");
+    let cases: [&[&str]; 15] = [
+        &["serve", "--stack", &missing, "--approvals", &queue],
         &["validate", &file],
         &["validate", &missing],
         &["lint", &file],
         &["lint", &missing],
+        &["lint", &file, "--format", "github"],
+        &["capabilities", &file, other],
+        &["capabilities", &missing],
+        &["capabilities", &file, other, "--format", "dot"],
+        &["capabilities", &file, other, "--format", "mermaid"],
+        &["tools", &file, other, "--format", "human"],
         &["tools", &file, "--format", "human"],
         &["tools", &missing],
         &["conform", "--package", "service-ai", &missing],
@@ -331,6 +354,79 @@ fn every_command_escapes_file_names() {
             "{args:?}: the name is not shown: {said}"
         );
         assert_terminal_safe(&format!("{:?}", args.first()), &said);
+    }
+}
+
+#[test]
+fn diagrams_and_annotations_escape_stack_names() {
+    let stack = format!(
+        r#"{{"skills": [{{"name": "s{EVIL_JSON}", "label": "S", "description": "A skill.",
+  "instructions": "Use.", "tools": ["ghost{EVIL_JSON}"]}}],
+  "agents": [{{"name": "g{EVIL_JSON}", "label": "G", "role": "r", "instructions": "Help.",
+  "skills": ["s{EVIL_JSON}"]}}]}}"#
+    );
+    let file = temp_file("hostile", "evil-diagram.json", &stack);
+    let file = file.to_string_lossy();
+    for format in ["dot", "mermaid"] {
+        let out = bin()
+            .args(["capabilities", &file, "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+        assert!(stdout(&out).contains("pwned"), "{}", stdout(&out));
+        assert_terminal_safe(format, &both(&out));
+    }
+    let out = bin()
+        .args(["lint", &file, "--format", "github"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("pwned"), "{}", stdout(&out));
+    assert_terminal_safe("lint --format github", &both(&out));
+}
+
+#[test]
+fn serve_escapes_the_diagnostics_of_a_stack_it_refuses() {
+    let stack = format!(
+        r#"{{"objects": [{{"name": "o", "actions": [{{"name": "a{EVIL_JSON}", "type": "script", "target": "t"}}]}}]}}"#
+    );
+    let file = temp_file("hostile", "evil-serve.json", &stack);
+    let out = bin()
+        .args(["serve", "--stack", &file.to_string_lossy()])
+        .args(["--approvals", &scratch_queue("serve-diagnostics")])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", both(&out));
+    assert!(stderr(&out).contains("pwned"), "{}", stderr(&out));
+    assert_terminal_safe("serve", &both(&out));
+}
+
+#[test]
+fn userinfo_typed_in_a_url_is_never_repeated() {
+    let queue = scratch_queue("userinfo");
+    let cases: [&[&str]; 2] = [
+        &[
+            "tools",
+            "examples/todo-app.json",
+            "--api-base-url",
+            "ftp://svc:TOPSECRET@host/",
+        ],
+        &[
+            "serve",
+            "--stack",
+            "examples/todo-app.json",
+            "--server",
+            "http://svc:TOPSECRET@127.0.0.1:9/",
+            "--approvals",
+            &queue,
+        ],
+    ];
+    for args in cases {
+        let out = bin().args(args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", both(&out));
+        let said = both(&out);
+        assert!(said.contains("://***@"), "{args:?}: {said}");
+        assert!(!said.contains("TOPSECRET"), "{args:?}: {said}");
     }
 }
 

@@ -56,7 +56,7 @@ pub enum BackendError {
     /// The server URL is not an absolute http(s) URL.
     #[error("--server {url}: {why}")]
     Url {
-        /// The URL given.
+        /// The URL given, its userinfo redacted.
         url: String,
         /// What is wrong with it.
         why: String,
@@ -71,7 +71,7 @@ impl ObjectStackBackend {
     /// `http://127.0.0.1:3417`), with a timeout on every request.
     pub fn new(url: &str, timeout: Duration) -> Result<Self, BackendError> {
         let bad = |why: &str| BackendError::Url {
-            url: url.to_owned(),
+            url: objectstack_bridge::redact::url(url).into_owned(),
             why: why.to_owned(),
         };
         let mut base = reqwest::Url::parse(url).map_err(|e| bad(&e.to_string()))?;
@@ -406,6 +406,13 @@ mod tests {
                 "{url}"
             );
         }
+        // The refusal does not repeat the credentials it refuses.
+        let err = ObjectStackBackend::new("http://svc:TOPSECRET@host/", Duration::from_secs(1))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("http://***@host/"), "{err}");
+        assert!(!err.contains("TOPSECRET"), "{err}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! the bridge's [`ToolRegistry`], and projected as MCP tools and prompts.
 
 use std::collections::HashSet;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,8 +17,8 @@ use serde_json::{Map, Value};
 
 use crate::GatewayError;
 
-/// The largest stack file read (1 GiB), as the CLI reads them.
-const MAX_STACK_BYTES: u64 = 1 << 30;
+/// The largest stack file read by default (1 GiB), as the CLI reads them.
+pub(crate) const MAX_STACK_BYTES: u64 = 1 << 30;
 
 /// The name of the gateway's own read-only tool: how a model looks up its
 /// pending actions. Skill tool names are `^[a-z_][a-z0-9_]*` and action
@@ -100,21 +101,22 @@ impl Stack {
 }
 
 /// Reads the stack files and composes them (one file is used as it is).
-pub(crate) fn read_stack(paths: &[PathBuf]) -> Result<Stack, GatewayError> {
+/// Each file is read up to `limit` bytes ([`crate::Config::max_stack_bytes`]).
+pub(crate) fn read_stack(paths: &[PathBuf], limit: u64) -> Result<Stack, GatewayError> {
     match paths {
         [] => Err(GatewayError::NoStack),
         [path] => Ok(Stack::One {
             path: path.clone(),
-            bytes: read_bytes(path)?,
+            bytes: read_bytes(path, limit)?,
         }),
-        _ => compose(paths),
+        _ => compose(paths, limit),
     }
 }
 
-fn compose(paths: &[PathBuf]) -> Result<Stack, GatewayError> {
+fn compose(paths: &[PathBuf], limit: u64) -> Result<Stack, GatewayError> {
     let mut stacks = Vec::with_capacity(paths.len());
     for path in paths {
-        let bytes = read_bytes(path)?;
+        let bytes = read_bytes(path, limit)?;
         let stack =
             objectstack_spec::parse::parse_document(&bytes).map_err(|e| GatewayError::Read {
                 path: path.clone(),
@@ -133,7 +135,7 @@ fn compose(paths: &[PathBuf]) -> Result<Stack, GatewayError> {
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
-        .map(ToString::to_string)
+        .map(|d| shown(&d.to_string()))
         .collect();
     if !errors.is_empty() {
         return Err(GatewayError::InvalidStack {
@@ -143,10 +145,10 @@ fn compose(paths: &[PathBuf]) -> Result<Stack, GatewayError> {
     Ok(Stack::Composed(composition.stack))
 }
 
-/// A stack file's bytes, at most [`MAX_STACK_BYTES`] of them: the limit is
-/// on the bytes read, so a pipe or a device cannot grow without bound.
-fn read_bytes(path: &Path) -> Result<Vec<u8>, GatewayError> {
-    use std::io::Read;
+/// A stack file's bytes, refused past `limit` of them. The limit counts
+/// the bytes read, not the file's metadata: a pipe, process substitution
+/// or `/dev/zero` reports no length and would be read without end.
+fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, GatewayError> {
     let unreadable = |why: String| GatewayError::Read {
         path: path.to_owned(),
         why,
@@ -156,20 +158,21 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, GatewayError> {
     if meta.is_dir() {
         return Err(unreadable("it is a directory, not a stack file".into()));
     }
-    let too_large = || {
+    let too_big = || {
         unreadable(format!(
-            "it is larger than the {MAX_STACK_BYTES} byte limit"
+            "it is more than {limit} bytes, the largest stack read: check that it is the file \
+             you meant"
         ))
     };
-    if meta.len() > MAX_STACK_BYTES {
-        return Err(too_large());
+    if meta.len() > limit {
+        return Err(too_big());
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(MAX_STACK_BYTES + 1)
+    file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| unreadable(e.to_string()))?;
-    if bytes.len() as u64 > MAX_STACK_BYTES {
-        return Err(too_large());
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit {
+        return Err(too_big());
     }
     Ok(bytes)
 }
@@ -179,8 +182,14 @@ fn errors(document: &objectstack_spec::json::Map<'_>) -> Vec<String> {
     objectstack_spec::validate::validate(document)
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
-        .map(|d| d.to_string())
+        .map(|d| shown(&d.to_string()))
         .collect()
+}
+
+/// A diagnostic as it is printed and logged: on one line, with nothing a
+/// terminal would act on (it quotes names from the stack).
+fn shown(diagnostic: &str) -> String {
+    objectstack_spec::text::line_safe(diagnostic).into_owned()
 }
 
 /// Builds the catalog of `stack` for `services` (and, with `agent`, only
@@ -425,4 +434,58 @@ fn pending_tool() -> Tool {
             .idempotent(true)
             .open_world(false),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagnostics_quote_stack_names_on_one_line_and_escaped() {
+        let stack: Map<String, Value> = serde_json::from_str(
+            r#"{"objects": [{"name": "o", "actions": [{"name": "a\u001b]0;x\u0007\nFORGED",
+                "type": "script", "target": "t"}]}]}"#,
+        )
+        .unwrap_or_default();
+        let arena = objectstack_spec::json::Arena::new();
+        let found = errors(objectstack_spec::json::Map::from_serde(&stack, &arena));
+        assert!(!found.is_empty());
+        for d in &found {
+            assert!(!d.contains(['\u{1b}', '\u{7}', '\n']), "{d:?}");
+        }
+        assert!(
+            found
+                .iter()
+                .any(|d| d.contains("a\\u001b]0;x\\u0007\\u000aFORGED")),
+            "{found:?}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_never_ending_stack_is_refused_at_the_limit() {
+        // `/dev/zero` has no length: the limit counts what is read.
+        let err = read_stack(&[PathBuf::from("/dev/zero")], 4096)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert_eq!(
+            err,
+            "/dev/zero: it is more than 4096 bytes, the largest stack read: check that it is \
+             the file you meant"
+        );
+    }
+
+    #[test]
+    fn a_stack_at_the_limit_is_read() {
+        let dir = std::env::temp_dir().join(format!("objectstack-gw-limit-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("at-limit.json");
+        let mut text = br#"{"objects": []}"#.to_vec();
+        text.resize(4096, b' ');
+        let _ = std::fs::write(&path, &text);
+        assert!(read_stack(std::slice::from_ref(&path), 4096).is_ok());
+        assert!(read_stack(std::slice::from_ref(&path), 4095).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

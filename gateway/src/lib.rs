@@ -110,12 +110,15 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
     /// The approvals inbox, deadlines, four eyes and notifications.
     pub inbox: InboxConfig,
+    /// The most bytes read of one stack file (1 GiB by default); a larger
+    /// file, or a pipe or device that goes on, is refused.
+    pub max_stack_bytes: u64,
 }
 
 impl Config {
     /// The defaults for `stacks`: no server, `objectstack-approvals.sqlite`,
     /// queue confirmation, audit on stderr, 30 s backend timeout, reload
-    /// checked every second, 4 MiB bodies, 30 s drain.
+    /// checked every second, 4 MiB bodies, 30 s drain, 1 GiB stack files.
     pub fn new(stacks: Vec<PathBuf>) -> Self {
         Config {
             stacks,
@@ -132,6 +135,7 @@ impl Config {
             executor_key: None,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             inbox: InboxConfig::default(),
+            max_stack_bytes: catalog::MAX_STACK_BYTES,
         }
     }
 }
@@ -293,7 +297,7 @@ impl Gateway {
             None => Audit::to_stderr(),
         };
         let stamp = stamps(&config.stacks);
-        let stack = catalog::read_stack(&config.stacks)?;
+        let stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
         let built = catalog::build(&stack, services.clone(), config.agent.as_deref())?;
         for note in &built.notes {
             tracing::info!("{note}");
@@ -349,13 +353,14 @@ impl Gateway {
         if let Ok(mut last) = shared.stamp.lock() {
             *last = stamp;
         }
-        let built = catalog::read_stack(&shared.config.stacks).and_then(|stack| {
-            catalog::build(
-                &stack,
-                shared.services.clone(),
-                shared.config.agent.as_deref(),
-            )
-        })?;
+        let built = catalog::read_stack(&shared.config.stacks, shared.config.max_stack_bytes)
+            .and_then(|stack| {
+                catalog::build(
+                    &stack,
+                    shared.services.clone(),
+                    shared.config.agent.as_deref(),
+                )
+            })?;
         for note in &built.notes {
             tracing::info!("{note}");
         }
@@ -430,8 +435,14 @@ impl Gateway {
                 .await
                 {
                     Ok(report) => {
-                        for id in report.executed.iter().chain(&report.failed) {
+                        for id in &report.executed {
                             tracing::info!(pending = %id, "executed an approval recorded elsewhere");
+                        }
+                        for id in &report.failed {
+                            tracing::warn!(
+                                pending = %id,
+                                "an approval recorded elsewhere failed (its row says why)"
+                            );
                         }
                     }
                     Err(e) => tracing::warn!("executing approved actions failed: {e}"),

@@ -45,20 +45,33 @@ pub fn line_safe(text: &str) -> std::borrow::Cow<'_, str> {
     escape_unsafe(text, |_| false)
 }
 
+/// Whether `c` is a character a terminal would act on (a C0 or C1 control,
+/// DEL), or one that reorders or hides what follows it (a bidirectional
+/// control, a zero-width mark, a line or paragraph separator): what
+/// [`line_safe`] escapes. For writers of other formats (a diagram label)
+/// that replace such characters their own way.
+///
+/// ```
+/// use objectstack_spec::text::is_terminal_unsafe;
+/// assert!(is_terminal_unsafe('\u{1b}') && is_terminal_unsafe('\u{202e}'));
+/// assert!(is_terminal_unsafe('\n') && !is_terminal_unsafe('é'));
+/// ```
+pub fn is_terminal_unsafe(c: char) -> bool {
+    let hidden = matches!(
+        c,
+        '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+    );
+    c.is_control() || hidden
+}
+
 /// `text` with each character a terminal would act on, or that reorders
 /// or hides what follows it, escaped; `kept` controls pass through.
 fn escape_unsafe(text: &str, kept: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        let hidden = matches!(
-            c,
-            '\u{061c}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{2069}'
-                | '\u{feff}'
-        );
-        (c.is_control() && !kept(c)) || hidden
-    };
+    let unsafe_char = |c: char| is_terminal_unsafe(c) && !kept(c);
     if !text.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(text);
     }

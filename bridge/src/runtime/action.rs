@@ -538,9 +538,12 @@ impl ActionTool {
         Value::Object(out)
     }
 
+    /// A failure as the model reads it (and the queue stores it). Whatever
+    /// a host's client reported, a URL in it loses its userinfo here.
     pub(crate) fn error_envelope(&self, record_id: Option<&str>, error: &str) -> Value {
         let mut out = self.base_envelope(false, record_id);
-        out.insert("error".into(), Value::String(error.to_owned()));
+        let error = crate::redact::text(error).into_owned();
+        out.insert("error".into(), Value::String(error));
         Value::Object(out)
     }
 

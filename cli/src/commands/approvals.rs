@@ -25,8 +25,8 @@
 //! first.
 //!
 //! `--format json` prints machine-readable output, and every error as
-//! `{"error": {"code", "message", ...}}` on stdout (queue refusals and
-//! store failures alike). Text output writes each stored value on its
+//! `{"error": {"code", "message", ...}}` on stdout (queue refusals, store
+//! failures and what the argument parser refuses alike). Text output writes each stored value on its
 //! line, with newlines and every other control character escaped, so no
 //! stored value can forge a line.
 //!
@@ -48,6 +48,7 @@ use objectstack_bridge::approval::{
     ApprovalError, ApprovalQueue, EXPIRY_DECIDER, ListFilter, OpenMode, PendingAction,
     QueueLocation, Resolution, State, StoreError, format_timestamp,
 };
+use objectstack_bridge::redact;
 use serde_json::{Value, json};
 
 use crate::table::pad;
@@ -695,9 +696,10 @@ fn show(row: &PendingAction) -> String {
         field("finished", format_timestamp(at));
     }
     // Errors and results are stored as the host's clients reported them;
-    // URLs in them come redacted from the HTTP client (runtime/http.rs).
+    // the runtime redacts the URLs in them, and so does this view, for
+    // rows another writer (or an older version) left.
     if let Some(error) = &row.error {
-        field("error", error.clone());
+        field("error", redact::text(error).into_owned());
     }
     field(
         "executable sha256",
@@ -725,7 +727,7 @@ fn show(row: &PendingAction) -> String {
         out.push_str("  result:\n");
         let result = serde_json::to_string_pretty(result).unwrap_or_default();
         for l in result.lines() {
-            let _ = writeln!(out, "    {}", line_safe(l));
+            let _ = writeln!(out, "    {}", line_safe(&redact::text(l)));
         }
     }
     out

@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use objectstack_lint::Source;
 use objectstack_lint::capabilities::{self, CapabilitiesError, Format, RenderOptions};
 use objectstack_spec::json::Arena;
+use objectstack_spec::text::line_safe;
 use rayon::prelude::*;
 
 use crate::input::{Text, read_text};
@@ -83,7 +84,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             Ok(text) => texts.push(text),
             Err(err) => {
                 unusable = true;
-                eprintln!("error: {err:#}");
+                eprintln!("error: {}", line_safe(&format!("{err:#}")));
             }
         }
     }
@@ -99,7 +100,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             }),
             Err(err) => {
                 unusable = true;
-                eprintln!("error: {err:#}");
+                eprintln!("error: {}", line_safe(&format!("{err:#}")));
             }
         }
     }
@@ -142,8 +143,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         }
         Err(err @ CapabilitiesError::UnknownAgent { .. }) => {
             match names.as_slice() {
-                [one] => eprintln!("error: {one}: {err}"),
-                _ => eprintln!("error: {err}"),
+                [one] => eprintln!("error: {}", line_safe(&format!("{one}: {err}"))),
+                _ => eprintln!("error: {}", line_safe(&err.to_string())),
             }
             Ok(EXIT_UNUSABLE)
         }

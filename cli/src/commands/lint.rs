@@ -264,8 +264,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             eprintln!(
                 "note: {} is a version-1 baseline, which matches findings by position; rewrite it \
                  with `--write-baseline {}` so that moving a record keeps its findings accepted",
-                path.display(),
-                path.display()
+                shown(path),
+                shown(path)
             );
         }
         let Filtered {

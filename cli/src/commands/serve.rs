@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use objectstack_gateway::{ApiKey, Config, ConfirmMode, Gateway, GatewayError};
+use objectstack_spec::text::{line_safe, terminal_safe};
 
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 
@@ -119,6 +120,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     config.inbox.allow_self_approval = args.allow_self_approval;
     config.inbox.notify = args.notify_url.map(objectstack_gateway::NotifyConfig::new);
     config.inbox.public_url = args.public_url;
+    // The input limit every command reads by (`OBJECTSTACK_AI_MAX_INPUT_BYTES`).
+    config.max_stack_bytes = crate::input::max_bytes();
     config.executor_key = std::env::var("OBJECTSTACK_EXECUTOR_KEY")
         .ok()
         .and_then(|k| ApiKey::new(&k));
@@ -133,7 +136,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         let gateway = match Gateway::new(config) {
             Ok(g) => g,
             Err(e) => {
-                eprintln!("error: {e}");
+                // It quotes file names and names from the stack: escaped. An
+                // invalid stack's diagnostics, one a line, come escaped.
+                let message = e.to_string();
+                let shown = match &e {
+                    GatewayError::InvalidStack { .. } => terminal_safe(&message),
+                    _ => line_safe(&message),
+                };
+                eprintln!("error: {shown}");
                 return Ok(match e {
                     GatewayError::InvalidStack { .. } => EXIT_FINDINGS,
                     _ => EXIT_UNUSABLE,
@@ -164,7 +174,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         match served {
             Ok(()) => Ok(EXIT_OK),
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", line_safe(&e.to_string()));
                 Ok(EXIT_UNUSABLE)
             }
         }

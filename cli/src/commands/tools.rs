@@ -110,7 +110,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     if let Some(url) = &args.api_base_url
         && let Err(why) = check_base_url(url)
     {
-        eprintln!("error: --api-base-url {}: {why}", line_safe(url));
+        eprintln!(
+            "error: --api-base-url {}: {why}",
+            line_safe(&objectstack_bridge::redact::url(url))
+        );
         return Ok(EXIT_UNUSABLE);
     }
     let several = args.files.len() > 1;

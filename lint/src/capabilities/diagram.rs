@@ -653,7 +653,8 @@ fn dot_escape(s: &str) -> String {
         match c {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
-            c if c.is_control() => out.push(' '),
+            // Controls, bidirectional overrides and zero-width marks.
+            c if objectstack_spec::text::is_terminal_unsafe(c) => out.push(' '),
             c => out.push(c),
         }
     }
@@ -771,9 +772,25 @@ fn mermaid_escape(s: &str) -> String {
             '&' => out.push_str("#amp;"),
             '|' => out.push_str("#124;"),
             '`' => out.push_str("#96;"),
-            c if c.is_control() => out.push(' '),
+            // Controls, bidirectional overrides and zero-width marks.
+            c if objectstack_spec::text::is_terminal_unsafe(c) => out.push(' '),
             c => out.push(c),
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dot_escape, mermaid_escape};
+
+    #[test]
+    fn labels_keep_no_control_bidi_override_or_zero_width_mark() {
+        // ESC, BEL, an 8-bit CSI, a right-to-left override, an isolate, a
+        // zero-width space and a newline: each becomes a space.
+        let evil = "a\u{1b}]0;x\u{7}\u{9b}\u{202e}\u{2066}\u{200b}\nb";
+        assert_eq!(dot_escape(evil), "a ]0;x      b");
+        assert_eq!(mermaid_escape(evil), "a ]0;x      b");
+        assert_eq!(dot_escape("é \"q\""), "é \\\"q\\\"");
+    }
 }

@@ -34,11 +34,16 @@ pub fn github(findings: &[Finding], files: usize) -> String {
     out
 }
 
-/// Escapes a workflow command's message.
+/// Escapes a workflow command's message. The log shows it to a person, so
+/// what a terminal would act on (escape sequences, BEL, C1 controls,
+/// bidirectional overrides) is written as `\uXXXX` first, as the human
+/// report does.
 fn data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    objectstack_spec::text::terminal_safe(&s).into_owned()
 }
 
 /// Escapes a workflow command's property value.
@@ -52,7 +57,17 @@ mod tests {
 
     #[test]
     fn escapes() {
-        assert_eq!(data("a%b\nc"), "a%25b%0Ac");
+        assert_eq!(data("a%b\nc\rd"), "a%25b%0Ac%0Dd");
         assert_eq!(property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn nothing_a_terminal_acts_on_reaches_the_log() {
+        let evil = "x\u{1b}]0;pwned\u{7}\u{9b}31m\u{202e}\nFORGED";
+        assert_eq!(
+            data(evil),
+            "x\\u001b]0;pwned\\u0007\\u009b31m\\u202e%0AFORGED"
+        );
+        assert_eq!(property(evil), data(evil));
     }
 }
