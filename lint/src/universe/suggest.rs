@@ -66,8 +66,8 @@ struct Node {
 impl SuggestIndex {
     /// `None` when an offset does not fit in 32 bits.
     pub(super) fn build(universe: &Universe, sorted: &[u32]) -> Option<Self> {
-        id32(universe.units.len())?;
-        let n = universe.names.len();
+        id32(universe.utf16().units.len())?;
+        let n = universe.len();
         let mut lens = Vec::with_capacity(n);
         let mut max_len = 0;
         for id in (0..n).filter_map(id32) {
@@ -354,7 +354,7 @@ impl SuggestIndex {
 
 /// Linear fallback of [`SuggestIndex::walk_within`] for pathological sizes.
 fn scan_within(universe: &Universe, query: &[u16], bound: usize) -> Option<Scored> {
-    (0..universe.names.len())
+    (0..universe.len())
         .filter_map(id32)
         .filter_map(|id| {
             let units = universe.units_of(id);
@@ -557,7 +557,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
             k += group;
         }
         // An offset into the names' units until the labels are copied out.
-        let label = universe.starts.get(first_id as usize)? + d;
+        let label = universe.utf16().starts.get(first_id as usize)? + d;
         let node = Node {
             label: id32(label)?,
             label_len: id32(shared)?,
@@ -579,6 +579,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
     for node in &mut trie {
         let start = node.label as usize;
         let label = universe
+            .utf16()
             .units
             .get(start..start + node.label_len as usize)
             .unwrap_or_default();
