@@ -198,16 +198,30 @@ impl Universe {
                 return Some(found);
             }
         }
-        let index = self.index.get_or_init(|| {
-            let sorted = self.sorted()?;
-            SuggestIndex::build(self, sorted)
-        });
-        let Some(index) = index else {
+        let Some(index) = self.suggest_index() else {
             return nearest(reference, self.names());
         };
         let query: Vec<u16> = reference.encode_utf16().collect();
         let (_, id) = index.best(self, &query)?;
         self.name(id).filter(|n| !n.is_empty())
+    }
+
+    /// Builds what [`Universe::suggest`] reads, now rather than on the
+    /// first suggestion, using the thread pool: a caller about to ask for
+    /// suggestions from many threads calls this first, so that none of
+    /// them waits while one builds.
+    pub fn prepare_suggestions(&self) {
+        self.suggest_index();
+    }
+
+    fn suggest_index(&self) -> Option<&SuggestIndex> {
+        self.index
+            .get_or_init(|| {
+                // The two are independent, and both are needed.
+                let (sorted, _) = rayon::join(|| self.sorted(), || self.utf16());
+                SuggestIndex::build(self, sorted?)
+            })
+            .as_ref()
     }
 
     /// The same answer as [`Universe::suggest`], computed as upstream does:

@@ -84,8 +84,13 @@ impl SuggestIndex {
         }
         let rank_to_id: Vec<u32> = lens.iter().map(|&(_, id)| id).collect();
         let rank_len: Vec<u32> = lens.iter().map(|&(len, _)| len).collect();
-        let (bucket_shift, bucket_starts, postings) = trigram_postings(universe, &rank_to_id)?;
-        let (trie, labels) = build_trie(universe, sorted)?;
+        // Independent halves, built side by side.
+        let (postings, trie) = rayon::join(
+            || trigram_postings(universe, &rank_to_id),
+            || build_trie(universe, sorted),
+        );
+        let (bucket_shift, bucket_starts, postings) = postings?;
+        let (trie, labels) = trie?;
         Some(SuggestIndex {
             trie,
             labels,
