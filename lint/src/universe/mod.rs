@@ -7,9 +7,9 @@
 //! unresolved reference. This module returns exactly the same answer,
 //! ties included, from indexes:
 //!
-//! - **Membership**: a hash map from name to scan position, built with the
-//!   universe.
-//! - **Wildcards**: binary search over the names sorted by UTF-16 units
+//! - **Membership**: the names end to end in one string, and a hash table
+//!   of their spans in it, built with the universe.
+//! - **Wildcards**: binary search over the names sorted by their bytes
 //!   (sorted on the first wildcard or suggestion).
 //! - **Suggestions** (indexes built on the first suggestion; see
 //!   [`Universe::suggest`] for the scoring):
