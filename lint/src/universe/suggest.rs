@@ -405,23 +405,34 @@ fn band_row(
     let rest_hi = max_len.saturating_sub(t);
     let mut lower = cap;
     let mut left = cap;
-    for (offset, cell) in cur.iter_mut().enumerate() {
-        let value = match (t + offset).checked_sub(bound) {
-            None => cap,
-            Some(j) if j > len => cap,
-            Some(0) => id32(t).unwrap_or(cap).min(cap),
-            Some(j) => {
-                let same = query.get(j - 1) == Some(&unit);
-                let diag = prev.get(offset).copied().unwrap_or(cap) + u32::from(!same);
-                let up = prev.get(offset + 1).copied().unwrap_or(cap) + 1;
-                diag.min(up).min(left + 1).min(cap)
-            }
+    // Cell `offset` is column `j = t + offset - bound`; the columns that
+    // exist (0..=len) are a run of cells, the rest hold `cap`. The run is
+    // walked with slices, not an index per cell.
+    let end = (len + bound)
+        .checked_sub(t)
+        .map_or(0, |last| (last + 1).min(cur.len()));
+    let first = bound.saturating_sub(t).min(end);
+    let (before, rest) = cur.split_at_mut(first);
+    before.fill(cap);
+    let (run_cells, after) = rest.split_at_mut(end - first);
+    after.fill(cap);
+    // `prev[offset]` is the diagonal and `prev[offset + 1]` the cell above.
+    let diagonals = prev.get(first..).unwrap_or_default();
+    let ups = prev.get(first + 1..).unwrap_or_default();
+    let mut diagonals = diagonals.iter().copied();
+    let mut ups = ups.iter().copied();
+    for (j, cell) in ((t + first).saturating_sub(bound)..).zip(run_cells.iter_mut()) {
+        let diag = diagonals.next().unwrap_or(cap);
+        let up = ups.next().unwrap_or(cap);
+        let value = if j == 0 {
+            id32(t).unwrap_or(cap).min(cap)
+        } else {
+            let same = query.get(j - 1) == Some(&unit);
+            (diag + u32::from(!same)).min(up + 1).min(left + 1).min(cap)
         };
         *cell = value;
         left = value;
-        if value < cap
-            && let Some(j) = (t + offset).checked_sub(bound)
-        {
+        if value < cap {
             let rest = len - j;
             let gap = if rest < rest_lo {
                 rest_lo - rest
