@@ -200,9 +200,10 @@ impl Report<'_> {
 pub(crate) struct Context<'s, 'a> {
     pub(crate) stack: &'s Stack<'a>,
     pub(crate) universe: Universe,
-    /// Actions by name (indices into `stack.actions`).
-    /// The first action of each name (an index into `stack.actions`).
-    first_action: HashMap<&'s str, usize, FastHash>,
+    /// The first action of each name (an index into `stack.actions`), and
+    /// its last (what the map is built with; kept, rather than copying a
+    /// hundred thousand entries into a map of firsts).
+    first_action: HashMap<&'s str, (usize, usize), FastHash>,
     /// For each action, the next action of the same name, if any: with
     /// `first_action`, the actions of a name in scan order, without a
     /// vector per name.
@@ -239,7 +240,7 @@ pub(crate) enum Names {
 impl std::fmt::Debug for Context<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context")
-            .field("universe", &self.universe.names().len())
+            .field("universe", &self.universe.len())
             .finish_non_exhaustive()
     }
 }
@@ -247,46 +248,59 @@ impl std::fmt::Debug for Context<'_, '_> {
 impl<'s, 'a> Context<'s, 'a> {
     /// Builds the indexes for `stack`.
     pub(crate) fn new(stack: &'s Stack<'a>) -> Self {
-        let mut names: Vec<String> = objectstack_registry::all_names()
-            .map(str::to_owned)
-            .collect();
-        names.extend(
-            stack
-                .tools
-                .iter()
-                .filter_map(|t| t.name())
-                .map(str::to_owned),
-        );
-        let mut first_action: HashMap<&'s str, usize, FastHash> = HashMap::default();
-        let mut last_action: HashMap<&'s str, usize, FastHash> = HashMap::default();
-        let mut next_same_name = vec![None; stack.actions.len()];
+        let actions = stack.actions.len();
+        // Each name's first action, and (while reading) its last one.
+        let mut first_last: HashMap<&'s str, (usize, usize), FastHash> =
+            HashMap::with_capacity_and_hasher(actions, FastHash::default());
+        let mut next_same_name = vec![None; actions];
         let mut unexposed = HashSet::default();
         let mut needs_approval = HashMap::default();
+        // The names of the materialised action tools, as `action_` and the
+        // action's name: the universe writes them into its one buffer.
+        let mut materialised: Vec<&'s str> = Vec::with_capacity(actions);
         for (i, action) in stack.actions.iter().enumerate() {
             let Some(name) = action.entry.name() else {
                 continue;
             };
-            first_action.entry(name).or_insert(i);
-            if let Some(previous) = last_action.insert(name, i)
-                && let Some(slot) = next_same_name.get_mut(previous)
-            {
-                *slot = Some(i);
+            match first_last.entry(name) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert((i, i));
+                }
+                std::collections::hash_map::Entry::Occupied(mut slot) => {
+                    let last = &mut slot.get_mut().1;
+                    if let Some(next) = next_same_name.get_mut(*last) {
+                        *next = Some(i);
+                    }
+                    *last = i;
+                }
             }
             if materialises(action.entry.fields()) {
                 if let Some(reason) = needs_confirmation(action.entry.fields()) {
                     needs_approval.entry(name).or_insert((i, reason));
                 }
-                names.push(objectstack_registry::action_tool_name(name));
+                materialised.push(name);
             } else {
                 unexposed.insert(name);
             }
         }
+        let platform = objectstack_registry::all_names();
+        let capacity = platform.size_hint().0 + stack.tools.len() + materialised.len();
+        let names = platform
+            .map(|n| ("", n))
+            .chain(stack.tools.iter().filter_map(|t| t.name()).map(|n| ("", n)))
+            .chain(
+                materialised
+                    .iter()
+                    .map(|&n| (objectstack_registry::ACTION_PREFIX, n)),
+            );
+        let universe = Universe::from_parts(names, capacity);
+        drop(materialised);
         let superseded = Superseded::of(stack.tools.iter().map(|t| t.fields()));
         let refinements = judge_records(stack);
         Context {
             stack,
-            universe: Universe::new(names),
-            first_action,
+            universe,
+            first_action: first_last,
             next_same_name,
             unexposed,
             needs_approval,
@@ -358,7 +372,7 @@ impl<'s, 'a> Context<'s, 'a> {
             .iter()
             .any(|p| universe.contains(&format!("{p}{target}")));
         if prefixed {
-            nearest(target, universe.names().iter().map(String::as_str))
+            nearest(target, universe.names())
         } else {
             universe.suggest(target)
         }
@@ -368,9 +382,10 @@ impl<'s, 'a> Context<'s, 'a> {
     pub(crate) fn actions_named(&self, name: &str) -> impl Iterator<Item = &'s ActionEntry<'a>> {
         let stack = self.stack;
         let next = &self.next_same_name;
-        std::iter::successors(self.first_action.get(name).copied(), move |&i| {
-            next.get(i).copied().flatten()
-        })
+        std::iter::successors(
+            self.first_action.get(name).map(|&(first, _)| first),
+            move |&i| next.get(i).copied().flatten(),
+        )
         .filter_map(move |i| stack.actions.get(i))
     }
 
@@ -415,7 +430,8 @@ pub(crate) fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>>
 }
 
 fn index<'n>(names: impl Iterator<Item = &'n str>) -> Universe {
-    Universe::new(names.map(str::to_owned).collect())
+    let capacity = names.size_hint().0;
+    Universe::from_parts(names.map(|n| ("", n)), capacity)
 }
 
 #[cfg(test)]

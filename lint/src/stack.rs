@@ -185,6 +185,12 @@ impl<'a> Stack<'a> {
                 stack.objects.push(object);
             }
         }
+        // Grown one by one: give back what doubling left unused (the
+        // actions of a large stack are tens of megabytes).
+        stack.skills.shrink_to_fit();
+        stack.tools.shrink_to_fit();
+        stack.actions.shrink_to_fit();
+        stack.objects.shrink_to_fit();
         // A stack-level action whose `objectName` names an object belongs
         // to it (the last object of a name, as the bridge indexes them).
         let by_name: std::collections::HashMap<&str, usize> = stack

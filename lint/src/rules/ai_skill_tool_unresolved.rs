@@ -110,23 +110,39 @@ impl Kind<'_> {
 }
 
 fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
-    // A million references are checked in chunks of skills, in parallel;
-    // the chunks' hits are joined in document order. Each hit is kept as
-    // the skill, the position and what was found, and made into a finding
-    // by `finish` once the rules' indexes are gone.
-    let per_chunk: Vec<Vec<Pending<'a>>> = cx
+    // A million references are resolved in chunks of skills, in parallel.
+    // The few that do not resolve are then classified, which may need the
+    // suggestion index: it is built once, between the two passes, with
+    // both cores (built on the first miss instead, it would stall every
+    // other chunk waiting for it). The chunks' hits are joined in
+    // document order. Each hit is kept as the skill, the position and
+    // what was found, and made into a finding by `finish` once the rules'
+    // indexes are gone.
+    let misses: Vec<Vec<Miss<'a>>> = cx
         .stack
         .skills
         .par_chunks(SKILLS_PER_TASK)
         .enumerate()
         .map(|(chunk, skills)| {
-            let mut hits = Vec::new();
+            let mut misses = Vec::new();
             for (k, skill) in skills.iter().enumerate() {
-                check_skill(cx, chunk * SKILLS_PER_TASK + k, skill, &mut hits);
+                unresolved(cx, chunk * SKILLS_PER_TASK + k, skill, &mut misses);
             }
-            hits
+            misses
         })
         .collect();
+    if misses
+        .iter()
+        .flatten()
+        .any(|m| wants_suggestion(cx, m.reference))
+    {
+        cx.universe.prepare_suggestions();
+    }
+    let per_chunk: Vec<Vec<Pending<'a>>> = misses
+        .par_iter()
+        .map(|misses| misses.iter().map(|m| pending(cx, m)).collect())
+        .collect();
+    drop(misses);
     out.reserve(per_chunk.iter().map(Vec::len).sum());
     for hits in per_chunk {
         out.extend(hits);
@@ -141,13 +157,16 @@ const WILDCARD: u8 = 0;
 const UNEXPOSED: u8 = 1;
 const FICTIONAL: u8 = 2;
 
-/// Checks the skill at `index` in the stack's skills.
-fn check_skill<'a>(
-    cx: &Context<'_, 'a>,
-    index: usize,
-    skill: &Entry<'a>,
-    out: &mut Vec<Pending<'a>>,
-) {
+/// A reference that does not resolve: the skill's index in the stack's
+/// skills, the reference's position in its `tools` and the reference.
+struct Miss<'a> {
+    skill: usize,
+    at: usize,
+    reference: &'a str,
+}
+
+/// Collects the references of the skill at `index` that do not resolve.
+fn unresolved<'a>(cx: &Context<'_, 'a>, index: usize, skill: &Entry<'a>, out: &mut Vec<Miss<'a>>) {
     let Some(Value::Array(refs)) = skill.record.get("tools") else {
         return;
     };
@@ -158,23 +177,32 @@ fn check_skill<'a>(
         if cx.resolves(reference) {
             continue;
         }
-        let (code, detail) = match classify(cx, reference) {
-            Kind::Wildcard(_) => (WILDCARD, None),
-            Kind::Unexposed(_, reason) => (UNEXPOSED, Some(reason.into_boxed_str())),
-            Kind::Fictional(suggestion) => (FICTIONAL, suggestion.map(Box::from)),
-        };
-        out.push(Pending::Later(Later {
-            entry: index,
+        out.push(Miss {
+            skill: index,
             at: j,
-            name: reference,
-            code,
-            detail,
-            finish,
-        }));
+            reference,
+        });
     }
 }
 
-/// Makes the finding of a reference [`check_skill`] put off.
+/// Classifies a reference that does not resolve, as a hit to finish later.
+fn pending<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Pending<'a> {
+    let (code, detail) = match classify(cx, miss.reference) {
+        Kind::Wildcard(_) => (WILDCARD, None),
+        Kind::Unexposed(_, reason) => (UNEXPOSED, Some(reason.into_boxed_str())),
+        Kind::Fictional(suggestion) => (FICTIONAL, suggestion.map(Box::from)),
+    };
+    Pending::Later(Later {
+        entry: miss.skill,
+        at: miss.at,
+        name: miss.reference,
+        code,
+        detail,
+        finish,
+    })
+}
+
+/// Makes the finding of a reference [`check`] put off.
 fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
     let skill = stack.skills.get(later.entry)?;
     let reference = later.name;
@@ -204,6 +232,14 @@ fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
         },
     };
     Some(report.into_hit())
+}
+
+/// Whether [`classify`] asks for a suggestion for this reference.
+fn wants_suggestion(cx: &Context<'_, '_>, reference: &str) -> bool {
+    !reference.ends_with('*')
+        && !reference
+            .strip_prefix(ACTION_PREFIX)
+            .is_some_and(|action| cx.unexposed.contains(action))
 }
 
 fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {

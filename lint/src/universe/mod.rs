@@ -7,9 +7,9 @@
 //! unresolved reference. This module returns exactly the same answer,
 //! ties included, from indexes:
 //!
-//! - **Membership**: a hash map from name to scan position, built with the
-//!   universe.
-//! - **Wildcards**: binary search over the names sorted by UTF-16 units
+//! - **Membership**: the names end to end in one string, and a hash table
+//!   of their spans in it, built with the universe.
+//! - **Wildcards**: binary search over the names sorted by their bytes
 //!   (sorted on the first wildcard or suggestion).
 //! - **Suggestions** (indexes built on the first suggestion; see
 //!   [`Universe::suggest`] for the scoring):
@@ -55,11 +55,11 @@ mod tests {
     fn naive(universe: &Universe, reference: &str) -> Option<String> {
         for prefix in objectstack_registry::FAMILY_PREFIXES {
             let candidate = format!("{prefix}{reference}");
-            if universe.names().contains(&candidate) {
+            if universe.names().any(|n| n == candidate) {
                 return Some(candidate);
             }
         }
-        nearest(reference, universe.names().iter().map(String::as_str)).map(str::to_owned)
+        nearest(reference, universe.names()).map(str::to_owned)
     }
 
     fn check(names: &[&str], reference: &str, expected: Option<&str>) {
@@ -79,8 +79,34 @@ mod tests {
     #[test]
     fn duplicates_keep_first_position() {
         let u = u(&["a", "b", "a"]);
-        assert_eq!(u.names(), ["a", "b"]);
+        assert_eq!(u.names().collect::<Vec<_>>(), ["a", "b"]);
         assert!(u.contains("b") && !u.contains("c"));
+    }
+
+    #[test]
+    fn an_empty_name_shares_its_start_with_the_next() {
+        for names in [&["", "x", "y"][..], &["x", "", "y"], &["x", "y", ""]] {
+            let universe = u(names);
+            for (id, name) in names.iter().enumerate() {
+                let units: Vec<u16> = name.encode_utf16().collect();
+                assert_eq!(
+                    universe.lookup(&units),
+                    Some(id as u32),
+                    "{names:?} {name:?}"
+                );
+                assert!(universe.contains(name));
+            }
+            assert_eq!(universe.lookup(&[u16::from(b'z')]), None);
+        }
+    }
+
+    #[test]
+    fn byte_order_answers_wildcards_past_the_basic_plane() {
+        // U+FF01 sorts after U+1F600 in UTF-16 units but before it in bytes.
+        let u = u(&["a\u{ff01}b", "a\u{1f600}c", "ab"]);
+        assert!(u.matches_prefix("a\u{ff01}") && u.matches_prefix("a\u{1f600}"));
+        assert!(u.matches_prefix("a") && !u.matches_prefix("a\u{1f601}"));
+        assert_eq!(u.suggest("a\u{ff01}"), Some("a\u{ff01}b"));
     }
 
     #[test]
@@ -88,7 +114,7 @@ mod tests {
         let u = u(&["action_close", "query_data", "é😀"]);
         assert!(u.contains("query_data") && u.contains("é😀"));
         assert!(!u.contains("query_dat") && !u.contains("query_data_") && !u.contains(""));
-        assert!(Universe::default().names().is_empty());
+        assert!(Universe::default().is_empty());
         assert!(!Universe::default().contains(""));
     }
 

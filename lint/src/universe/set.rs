@@ -1,8 +1,8 @@
-//! The name set: names in scan order, membership by hash, wildcards by a
-//! binary search over the names sorted by UTF-16 units.
+//! The name set: names in scan order, kept in one buffer; membership by a
+//! hash table of their spans; wildcards by a binary search over the names
+//! in byte order.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 use std::hash::BuildHasher;
 
 /// A fast hasher for names from the document (not attacker-sensitive: a
@@ -17,29 +17,49 @@ use rayon::slice::ParallelSliceMut;
 use super::suggest::SuggestIndex;
 
 /// Every tool name a skill may resolve to, in upstream's scan order.
+///
+/// The names are stored once, end to end in one string, and the membership
+/// table holds their spans: a lookup hashes the name, probes the table and
+/// compares against the buffer, with no allocation per name to chase.
 #[derive(Clone)]
 pub struct Universe {
-    /// The names, deduplicated, in scan order; a name's id is its index.
-    pub(super) names: Vec<String>,
-    /// The UTF-16 units of every name, concatenated.
-    pub(super) units: Vec<u16>,
-    /// Name `i` is `units[starts[i]..starts[i + 1]]`.
-    pub(super) starts: Vec<usize>,
-    /// Name to id; `None` when ids do not fit in 32 bits (then every
-    /// question is answered by a linear scan).
-    pub(super) ids: Option<Ids>,
-    /// Ids sorted by UTF-16 units (lazy).
-    sorted: OnceLock<Vec<u32>>,
+    /// The names, deduplicated, in scan order, end to end.
+    text: String,
+    /// Name `i` (its id) is `text[starts[i]..starts[i + 1]]`.
+    starts: Vec<usize>,
+    /// Name to span, for the names whose spans fit in 32 bits: the first
+    /// `indexed` names (all of them, unless the names pass 4 GiB).
+    ids: Ids,
+    indexed: usize,
+    /// No name has a character at or above U+E000, so the names' byte
+    /// order is their UTF-16 order (UTF-8 orders by code point, UTF-16
+    /// puts surrogates below U+E000..=U+FFFF).
+    utf16_is_byte_order: bool,
+    /// The UTF-16 units of every name (lazy: only suggestions need them).
+    utf16: OnceLock<Units>,
+    /// Ids sorted by the names' bytes (lazy).
+    by_bytes: OnceLock<Vec<u32>>,
+    /// Ids sorted by UTF-16 units, when that is not byte order (lazy).
+    by_units: OnceLock<Vec<u32>>,
     /// The suggestion index (lazy); `None` when the names are too many or
     /// too long for 32-bit offsets, and suggestions scan linearly.
     index: OnceLock<Option<SuggestIndex>>,
 }
 
-/// Name to id, as a table of ids hashed by the name they stand for, so the
-/// names are stored once (in `Universe::names`).
+/// The UTF-16 units of every name, concatenated: name `i` is
+/// `units[starts[i]..starts[i + 1]]`.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Units {
+    pub(super) units: Vec<u16>,
+    pub(super) starts: Vec<usize>,
+}
+
+/// Name to id, as a table of the names' spans in the buffer hashed by the
+/// name they hold.
 #[derive(Debug, Clone)]
-pub(super) struct Ids {
-    table: hashbrown::HashTable<u32>,
+struct Ids {
+    /// `(start, end)` of each name in `Universe::text`.
+    table: hashbrown::HashTable<(u32, u32)>,
     hasher: FastHash,
 }
 
@@ -51,25 +71,27 @@ impl Ids {
         }
     }
 
-    /// The id of `name`, where `names[id]` spells each id.
-    pub(super) fn get(&self, names: &[String], name: &str) -> Option<u32> {
+    /// The span of `name` in `text`.
+    #[inline]
+    fn get(&self, text: &str, name: &str) -> Option<(usize, usize)> {
         let hash = self.hasher.hash_one(name);
+        let bytes = text.as_bytes();
+        let wanted = name.as_bytes();
         self.table
-            .find(hash, |&id| {
-                names.get(id as usize).is_some_and(|n| n == name)
+            .find(hash, |&(start, end)| {
+                (end - start) as usize == wanted.len()
+                    && bytes.get(start as usize..end as usize) == Some(wanted)
             })
-            .copied()
+            .map(|&(start, end)| (start as usize, end as usize))
     }
 
-    /// Records that `names[id]` (about to be pushed) is `name`.
-    fn insert(&mut self, names: &[String], name: &str, id: u32) {
+    /// Records that `text[start..end]` is a name (not already present).
+    fn insert(&mut self, text: &str, start: u32, end: u32) {
         let hasher = &self.hasher;
+        let span = |s: u32, e: u32| text.get(s as usize..e as usize).unwrap_or_default();
+        let hash = hasher.hash_one(span(start, end));
         self.table
-            .insert_unique(hasher.hash_one(name), id, |&other| {
-                names
-                    .get(other as usize)
-                    .map_or(0, |n| hasher.hash_one(n.as_str()))
-            });
+            .insert_unique(hash, (start, end), |&(s, e)| hasher.hash_one(span(s, e)));
     }
 }
 
@@ -78,65 +100,85 @@ impl Universe {
     /// stack.tools names, then stack-level action tools, then object action
     /// tools; duplicates keep their first position.
     pub fn new(names: Vec<String>) -> Self {
-        let mut universe = Universe {
-            names: Vec::with_capacity(names.len()),
-            units: Vec::new(),
-            starts: vec![0],
-            ids: None,
-            sorted: OnceLock::new(),
-            index: OnceLock::new(),
-        };
-        if names.len() >= u32::MAX as usize {
-            // More names than 32-bit ids can number: keep them unindexed.
-            let mut seen = HashSet::new();
-            universe.names = names
-                .into_iter()
-                .filter(|n| seen.insert(n.clone()))
-                .collect();
-            return universe;
-        }
-        let mut ids = Ids::with_capacity(names.len());
-        for name in names {
-            if ids.get(&universe.names, &name).is_some() {
+        let capacity = names.len();
+        Self::from_parts(names.iter().map(|n| ("", n.as_str())), capacity)
+    }
+
+    /// [`Universe::new`] over names given as two parts each (`("action_",
+    /// "close")` is the name `action_close`), so a caller need not allocate
+    /// each name; `capacity` is how many names to expect.
+    pub fn from_parts<'n>(
+        names: impl IntoIterator<Item = (&'n str, &'n str)>,
+        capacity: usize,
+    ) -> Self {
+        let mut text = String::new();
+        let mut starts = Vec::with_capacity(capacity + 1);
+        starts.push(0);
+        let mut ids = Ids::with_capacity(capacity);
+        let mut indexed = 0;
+        for (head, tail) in names {
+            let start = text.len();
+            text.push_str(head);
+            text.push_str(tail);
+            let end = text.len();
+            let name = text.get(start..end).unwrap_or_default();
+            let seen = ids.get(&text, name).is_some()
+                || (indexed + 1 < starts.len()
+                    && unindexed(&text, &starts, indexed).any(|n| n == name));
+            if seen {
+                text.truncate(start);
                 continue;
             }
-            let Some(id) = id32(universe.names.len()) else {
-                continue;
-            };
-            ids.insert(&universe.names, &name, id);
-            universe.units.extend(name.encode_utf16());
-            universe.starts.push(universe.units.len());
-            universe.names.push(name);
+            match (u32::try_from(start), u32::try_from(end)) {
+                (Ok(s), Ok(e)) if indexed + 1 == starts.len() => {
+                    ids.insert(&text, s, e);
+                    indexed += 1;
+                }
+                // Past 4 GiB of names: the rest are found by a scan.
+                _ => {}
+            }
+            starts.push(end);
         }
-        universe.ids = Some(ids);
-        universe
+        text.shrink_to_fit();
+        starts.shrink_to_fit();
+        // Continuation bytes are below 0xC0 and lead bytes of characters
+        // below U+E000 below 0xEE.
+        let utf16_is_byte_order = !text.bytes().any(|b| b >= 0xEE);
+        Universe {
+            text,
+            starts,
+            ids,
+            indexed,
+            utf16_is_byte_order,
+            utf16: OnceLock::new(),
+            by_bytes: OnceLock::new(),
+            by_units: OnceLock::new(),
+            index: OnceLock::new(),
+        }
     }
 
     /// Whether `name` is in the universe.
+    #[inline]
     pub fn contains(&self, name: &str) -> bool {
-        match &self.ids {
-            Some(ids) => ids.get(&self.names, name).is_some(),
-            None => self.names.iter().any(|n| n == name),
-        }
+        self.find(name).is_some()
     }
 
     /// true when any name starts with prefix (a wildcard `foo*` resolves
     /// when matches_prefix("foo")).
     pub fn matches_prefix(&self, prefix: &str) -> bool {
         if prefix.is_empty() {
-            return !self.names.is_empty();
+            return !self.is_empty();
         }
-        if self.ids.is_none() {
-            return self.names.iter().any(|n| n.starts_with(prefix));
-        }
-        let sorted = self.sorted();
-        let first = sorted.partition_point(|&id| {
-            self.units_of(id).iter().copied().cmp(prefix.encode_utf16()) == Ordering::Less
-        });
-        sorted.get(first).is_some_and(|&id| {
-            let mut units = self.units_of(id).iter().copied();
-            prefix.encode_utf16().all(|u| units.next() == Some(u))
-        })
+        let Some(sorted) = self.by_bytes() else {
+            return self.names().any(|n| n.starts_with(prefix));
+        };
+        // In byte order the names that start with `prefix` follow one
+        // another, from the first name not below it.
+        let wanted = prefix.as_bytes();
+        let first = sorted.partition_point(|&id| self.bytes_of(id) < wanted);
+        sorted
+            .get(first)
+            .is_some_and(|&id| self.bytes_of(id).starts_with(wanted))
     }
 
     /// upstream 17.4.0 suggestion exactly as behaviour.md states it.
@@ -151,23 +193,35 @@ impl Universe {
     /// no name qualifies (or, as upstream's truthiness test has it, when
     /// the winner is the empty string).
     pub fn suggest(&self, reference: &str) -> Option<&str> {
-        let Some(ids) = &self.ids else {
-            return self.suggest_linear(reference);
-        };
         for prefix in objectstack_registry::FAMILY_PREFIXES {
-            if let Some(id) = ids.get(&self.names, &format!("{prefix}{reference}")) {
-                return self.name(id);
+            if let Some(found) = self.find(&format!("{prefix}{reference}")) {
+                return Some(found);
             }
         }
-        let index = self
-            .index
-            .get_or_init(|| SuggestIndex::build(self, self.sorted()));
-        let Some(index) = index else {
-            return nearest(reference, self.names.iter().map(String::as_str));
+        let Some(index) = self.suggest_index() else {
+            return nearest(reference, self.names());
         };
         let query: Vec<u16> = reference.encode_utf16().collect();
         let (_, id) = index.best(self, &query)?;
         self.name(id).filter(|n| !n.is_empty())
+    }
+
+    /// Builds what [`Universe::suggest`] reads, now rather than on the
+    /// first suggestion, using the thread pool: a caller about to ask for
+    /// suggestions from many threads calls this first, so that none of
+    /// them waits while one builds.
+    pub fn prepare_suggestions(&self) {
+        self.suggest_index();
+    }
+
+    fn suggest_index(&self) -> Option<&SuggestIndex> {
+        self.index
+            .get_or_init(|| {
+                // The two are independent, and both are needed.
+                let (sorted, _) = rayon::join(|| self.sorted(), || self.utf16());
+                SuggestIndex::build(self, sorted?)
+            })
+            .as_ref()
     }
 
     /// The same answer as [`Universe::suggest`], computed as upstream does:
@@ -177,39 +231,149 @@ impl Universe {
     pub fn suggest_linear(&self, reference: &str) -> Option<&str> {
         for prefix in objectstack_registry::FAMILY_PREFIXES {
             let candidate = format!("{prefix}{reference}");
-            if let Some(found) = self.names.iter().find(|n| **n == candidate) {
+            if let Some(found) = self.names().find(|n| *n == candidate) {
                 return Some(found);
             }
         }
-        nearest(reference, self.names.iter().map(String::as_str))
+        nearest(reference, self.names())
     }
 
     /// The names, in scan order without duplicates.
-    pub fn names(&self) -> &[String] {
-        &self.names
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.name_at(i))
+    }
+
+    /// How many names there are.
+    pub fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The stored copy of `name`, if it is one.
+    fn find(&self, name: &str) -> Option<&str> {
+        match self.ids.get(&self.text, name) {
+            Some((start, end)) => self.text.get(start..end),
+            None if self.indexed < self.len() => {
+                unindexed(&self.text, &self.starts, self.indexed).find(|n| *n == name)
+            }
+            None => None,
+        }
+    }
+
+    fn name_at(&self, id: usize) -> &str {
+        match (self.starts.get(id), self.starts.get(id + 1)) {
+            (Some(&a), Some(&b)) => self.text.get(a..b).unwrap_or_default(),
+            _ => "",
+        }
+    }
+
+    fn bytes_of(&self, id: u32) -> &[u8] {
+        self.name_at(id as usize).as_bytes()
     }
 
     pub(super) fn name(&self, id: u32) -> Option<&str> {
-        self.names.get(id as usize).map(String::as_str)
+        (id as usize)
+            .lt(&self.len())
+            .then(|| self.name_at(id as usize))
+    }
+
+    /// The names' UTF-16 units, encoded on first use.
+    pub(super) fn utf16(&self) -> &Units {
+        self.utf16.get_or_init(|| {
+            let mut units = Vec::with_capacity(self.text.len());
+            let mut starts = Vec::with_capacity(self.starts.len());
+            starts.push(0);
+            for name in self.names() {
+                units.extend(name.encode_utf16());
+                starts.push(units.len());
+            }
+            units.shrink_to_fit();
+            Units { units, starts }
+        })
     }
 
     pub(super) fn units_of(&self, id: u32) -> &[u16] {
-        name_units(&self.units, &self.starts, id)
+        let utf16 = self.utf16();
+        name_units(&utf16.units, &utf16.starts, id)
     }
 
     /// The id of the name spelled `units`.
     pub(super) fn lookup(&self, units: &[u16]) -> Option<u32> {
         let name = String::from_utf16(units).ok()?;
-        self.ids.as_ref()?.get(&self.names, &name)
+        let found = self.find(&name)?;
+        let start = found
+            .as_ptr()
+            .addr()
+            .checked_sub(self.text.as_ptr().addr())?;
+        let end = start + found.len();
+        // Starts ascend; an empty name shares its start with the next name.
+        let first = self.starts.partition_point(|&x| x < start);
+        (first..first + 2)
+            .find(|&i| self.starts.get(i) == Some(&start) && self.starts.get(i + 1) == Some(&end))
+            .and_then(id32)
     }
 
-    pub(super) fn sorted(&self) -> &[u32] {
-        self.sorted.get_or_init(|| {
-            let mut ids: Vec<u32> = (0..self.names.len()).filter_map(id32).collect();
+    /// Ids in byte order; `None` when ids do not fit in 32 bits.
+    fn by_bytes(&self) -> Option<&[u32]> {
+        id32(self.len())?;
+        Some(self.by_bytes.get_or_init(|| sort_by_bytes(self)))
+    }
+
+    /// Ids sorted by UTF-16 units; `None` when ids do not fit in 32 bits.
+    pub(super) fn sorted(&self) -> Option<&[u32]> {
+        if self.utf16_is_byte_order {
+            return self.by_bytes();
+        }
+        id32(self.len())?;
+        Some(self.by_units.get_or_init(|| {
+            let mut ids: Vec<u32> = (0..self.len()).filter_map(id32).collect();
             ids.par_sort_unstable_by(|&a, &b| cmp_units(self.units_of(a), self.units_of(b)));
             ids
-        })
+        }))
     }
+}
+
+/// The names from id `from` on, in `text` cut at `starts`.
+fn unindexed<'t>(text: &'t str, starts: &'t [usize], from: usize) -> impl Iterator<Item = &'t str> {
+    starts
+        .get(from..)
+        .unwrap_or_default()
+        .windows(2)
+        .map(|w| match w {
+            [a, b] => text.get(*a..*b).unwrap_or_default(),
+            _ => "",
+        })
+}
+
+/// The ids of `universe` in the byte order of their names. Each id is
+/// sorted with its name's first 32 bytes as two integers (zero padded,
+/// which keeps byte order where they differ, zero being the least byte),
+/// so most comparisons read no name; equal keys compare the names.
+fn sort_by_bytes(universe: &Universe) -> Vec<u32> {
+    let key = |name: &[u8], from: usize| {
+        let mut word = [0u8; 16];
+        for (slot, &b) in word.iter_mut().zip(name.get(from..).unwrap_or_default()) {
+            *slot = b;
+        }
+        u128::from_be_bytes(word)
+    };
+    let mut keyed: Vec<(u128, u128, u32)> = (0..universe.len())
+        .filter_map(id32)
+        .map(|id| {
+            let name = universe.bytes_of(id);
+            (key(name, 0), key(name, 16), id)
+        })
+        .collect();
+    keyed.par_sort_unstable_by(|a, b| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then_with(|| universe.bytes_of(a.2).cmp(universe.bytes_of(b.2)))
+    });
+    keyed.into_iter().map(|(_, _, id)| id).collect()
 }
 
 impl Default for Universe {
@@ -221,7 +385,7 @@ impl Default for Universe {
 impl fmt::Debug for Universe {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Universe")
-            .field("names", &self.names)
+            .field("names", &self.names().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }

@@ -66,8 +66,8 @@ struct Node {
 impl SuggestIndex {
     /// `None` when an offset does not fit in 32 bits.
     pub(super) fn build(universe: &Universe, sorted: &[u32]) -> Option<Self> {
-        id32(universe.units.len())?;
-        let n = universe.names.len();
+        id32(universe.utf16().units.len())?;
+        let n = universe.len();
         let mut lens = Vec::with_capacity(n);
         let mut max_len = 0;
         for id in (0..n).filter_map(id32) {
@@ -84,8 +84,13 @@ impl SuggestIndex {
         }
         let rank_to_id: Vec<u32> = lens.iter().map(|&(_, id)| id).collect();
         let rank_len: Vec<u32> = lens.iter().map(|&(len, _)| len).collect();
-        let (bucket_shift, bucket_starts, postings) = trigram_postings(universe, &rank_to_id)?;
-        let (trie, labels) = build_trie(universe, sorted)?;
+        // Independent halves, built side by side.
+        let (postings, trie) = rayon::join(
+            || trigram_postings(universe, &rank_to_id),
+            || build_trie(universe, sorted),
+        );
+        let (bucket_shift, bucket_starts, postings) = postings?;
+        let (trie, labels) = trie?;
         Some(SuggestIndex {
             trie,
             labels,
@@ -354,7 +359,7 @@ impl SuggestIndex {
 
 /// Linear fallback of [`SuggestIndex::walk_within`] for pathological sizes.
 fn scan_within(universe: &Universe, query: &[u16], bound: usize) -> Option<Scored> {
-    (0..universe.names.len())
+    (0..universe.len())
         .filter_map(id32)
         .filter_map(|id| {
             let units = universe.units_of(id);
@@ -400,23 +405,34 @@ fn band_row(
     let rest_hi = max_len.saturating_sub(t);
     let mut lower = cap;
     let mut left = cap;
-    for (offset, cell) in cur.iter_mut().enumerate() {
-        let value = match (t + offset).checked_sub(bound) {
-            None => cap,
-            Some(j) if j > len => cap,
-            Some(0) => id32(t).unwrap_or(cap).min(cap),
-            Some(j) => {
-                let same = query.get(j - 1) == Some(&unit);
-                let diag = prev.get(offset).copied().unwrap_or(cap) + u32::from(!same);
-                let up = prev.get(offset + 1).copied().unwrap_or(cap) + 1;
-                diag.min(up).min(left + 1).min(cap)
-            }
+    // Cell `offset` is column `j = t + offset - bound`; the columns that
+    // exist (0..=len) are a run of cells, the rest hold `cap`. The run is
+    // walked with slices, not an index per cell.
+    let end = (len + bound)
+        .checked_sub(t)
+        .map_or(0, |last| (last + 1).min(cur.len()));
+    let first = bound.saturating_sub(t).min(end);
+    let (before, rest) = cur.split_at_mut(first);
+    before.fill(cap);
+    let (run_cells, after) = rest.split_at_mut(end - first);
+    after.fill(cap);
+    // `prev[offset]` is the diagonal and `prev[offset + 1]` the cell above.
+    let diagonals = prev.get(first..).unwrap_or_default();
+    let ups = prev.get(first + 1..).unwrap_or_default();
+    let mut diagonals = diagonals.iter().copied();
+    let mut ups = ups.iter().copied();
+    for (j, cell) in ((t + first).saturating_sub(bound)..).zip(run_cells.iter_mut()) {
+        let diag = diagonals.next().unwrap_or(cap);
+        let up = ups.next().unwrap_or(cap);
+        let value = if j == 0 {
+            id32(t).unwrap_or(cap).min(cap)
+        } else {
+            let same = query.get(j - 1) == Some(&unit);
+            (diag + u32::from(!same)).min(up + 1).min(left + 1).min(cap)
         };
         *cell = value;
         left = value;
-        if value < cap
-            && let Some(j) = (t + offset).checked_sub(bound)
-        {
+        if value < cap {
             let rest = len - j;
             let gap = if rest < rest_lo {
                 rest_lo - rest
@@ -557,7 +573,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
             k += group;
         }
         // An offset into the names' units until the labels are copied out.
-        let label = universe.starts.get(first_id as usize)? + d;
+        let label = universe.utf16().starts.get(first_id as usize)? + d;
         let node = Node {
             label: id32(label)?,
             label_len: id32(shared)?,
@@ -579,6 +595,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
     for node in &mut trie {
         let start = node.label as usize;
         let label = universe
+            .utf16()
             .units
             .get(start..start + node.label_len as usize)
             .unwrap_or_default();

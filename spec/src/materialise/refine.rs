@@ -453,7 +453,8 @@ pub fn judge_all<'a>(
         return vec![Ok(None); tools.len()];
     }
     let index = super::surface::ObjectIndex::build(objects);
-    let mut by_name: HashMap<&str, ActionAt<'_>, foldhash::fast::RandomState> = HashMap::default();
+    let mut by_name: HashMap<&str, ActionAt<'_>, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(actions.len(), Default::default());
     for at in actions {
         let Some(name) = at.action.get("name").and_then(Value::as_str) else {
             continue;

@@ -249,7 +249,9 @@ pub(crate) fn duplicates_as(
     scope: &str,
     severity: Severity,
 ) {
-    let mut first: std::collections::HashMap<&str, &NameAt> = std::collections::HashMap::new();
+    // Only looked up, never iterated: a fast hasher changes no output.
+    let mut first: std::collections::HashMap<&str, &NameAt, foldhash::fast::RandomState> =
+        std::collections::HashMap::with_capacity_and_hasher(names.len(), Default::default());
     for (name, at) in names {
         match first.get(name) {
             None => {
