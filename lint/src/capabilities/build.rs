@@ -694,12 +694,12 @@ impl<'t> Names<'t> {
                 {
                     continue;
                 }
+                // The lint's own universe, over this view's tool names (no
+                // name copied).
                 let universe = universe.get_or_insert_with(|| {
-                    Universe::new(
-                        self.tools
-                            .iter()
-                            .map(|t| t.name.as_ref().to_owned())
-                            .collect(),
+                    Universe::from_parts(
+                        self.tools.iter().map(|t| ("", t.name.as_ref())),
+                        self.tools.len(),
                     )
                 });
                 self.suggestions
@@ -725,7 +725,11 @@ impl<'t> Names<'t> {
 
     /// The skill names in document order, for suggestions.
     fn skill_names(&self) -> &Universe {
-        self.skill_names
-            .get_or_init(|| Universe::new(self.skill_list.iter().map(|&n| n.to_owned()).collect()))
+        self.skill_names.get_or_init(|| {
+            Universe::from_parts(
+                self.skill_list.iter().map(|&n| ("", n)),
+                self.skill_list.len(),
+            )
+        })
     }
 }
