@@ -465,17 +465,23 @@ async fn without_a_key_the_server_refuses_and_says_so() {
 }
 
 /// Runs `serve` to completion (it must refuse to start) and returns the
-/// exit code and stderr.
+/// exit code and stderr. A refused `serve` leaves no queue or audit file.
 fn refused(extra: &[&str]) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
+    let queue = dir.path().join("a.sqlite");
+    let audit = dir.path().join("audit.jsonl");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
         .arg("serve")
         .arg("--approvals")
-        .arg(dir.path().join("a.sqlite"))
+        .arg(&queue)
+        .arg("--audit")
+        .arg(&audit)
         .args(extra)
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
+    assert!(!queue.exists(), "a refused serve created its queue");
+    assert!(!audit.exists(), "a refused serve created its audit file");
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stderr).into_owned(),

@@ -204,15 +204,44 @@ pub(crate) fn build(
     agent: Option<&str>,
 ) -> Result<Catalog, GatewayError> {
     let arena = objectstack_spec::json::Arena::new();
-    let document = stack.document(&arena)?;
+    let checked = check(stack, &arena, agent)?;
+    build_checked(checked, &arena, services)
+}
+
+/// A stack that may be served: parsed, free of schema errors, and (with
+/// an agent) scoped to what that agent may invoke.
+pub(crate) struct Checked<'a> {
+    document: &'a objectstack_spec::json::Map<'a>,
+    allowed: Option<Scope>,
+}
+
+/// Parses `stack` into `arena` and refuses it when it has schema errors
+/// or `agent` names no agent: everything that refuses a stack, before
+/// anything is opened or built for it.
+pub(crate) fn check<'a>(
+    stack: &'a Stack,
+    arena: &'a objectstack_spec::json::Arena,
+    agent: Option<&str>,
+) -> Result<Checked<'a>, GatewayError> {
+    let document = stack.document(arena)?;
     let diagnostics = errors(document);
     if !diagnostics.is_empty() {
         return Err(GatewayError::InvalidStack { diagnostics });
     }
     let allowed = match agent {
-        Some(name) => Some(agent_scope(document, &arena, name)?),
+        Some(name) => Some(agent_scope(document, arena, name)?),
         None => None,
     };
+    Ok(Checked { document, allowed })
+}
+
+/// [`build`] of a stack [`check`] accepted.
+pub(crate) fn build_checked(
+    checked: Checked<'_>,
+    arena: &objectstack_spec::json::Arena,
+    services: HostServices,
+) -> Result<Catalog, GatewayError> {
+    let Checked { document, allowed } = checked;
     // The wiring the registry would report, read from a handle of its own
     // so the registry stays free to take each tool as it comes.
     let api_client = services.api_client.clone();
@@ -233,7 +262,7 @@ pub(crate) fn build(
     let mut served = std::collections::HashMap::new();
     let mut tools = Vec::new();
     let mut probe_object = None;
-    materialise_each(document, &arena, Some(&wiring), &|_| false, &mut |event| {
+    materialise_each(document, arena, Some(&wiring), &|_| false, &mut |event| {
         let registration = match event {
             Event::Skipped(skipped) => {
                 skipped_notes.push(format!(
@@ -297,7 +326,7 @@ pub(crate) fn build(
     if served.values().any(|s| s.needs_confirmation) {
         tools.push(pending_tool());
     }
-    let prompts = skill_prompts(document, &arena, allowed.as_ref().map(|a| &a.skills));
+    let prompts = skill_prompts(document, arena, allowed.as_ref().map(|a| &a.skills));
     let mut notes = skipped_notes;
     notes.extend(warning_notes);
     notes.extend(left_out);

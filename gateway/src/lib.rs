@@ -243,6 +243,12 @@ impl Gateway {
     /// with every diagnostic. Needs a Tokio runtime when an `--api-base-url`
     /// client is configured.
     pub fn new(config: Config) -> Result<Self, GatewayError> {
+        // The stack is read and checked first: a stack that is refused
+        // leaves no queue or audit file behind.
+        let stamp = stamps(&config.stacks);
+        let stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
+        let arena = objectstack_spec::json::Arena::new();
+        let checked = catalog::check(&stack, &arena, config.agent.as_deref())?;
         let refused =
             |shown: String, e: objectstack_bridge::approval::StoreError| GatewayError::Queue {
                 path: PathBuf::from(shown),
@@ -258,12 +264,27 @@ impl Gateway {
             .open(OpenMode::Create)
             .map_err(|e| refused(location.to_string(), e))?;
         let queue = Arc::new(ApprovalQueue::new(store));
-        Self::with_queue(config, queue)
+        Self::assemble(config, queue, stamp, checked, &arena)
     }
 
     /// [`Gateway::new`] with a queue the host opened itself (another store,
     /// a test clock).
     pub fn with_queue(config: Config, queue: Arc<ApprovalQueue>) -> Result<Self, GatewayError> {
+        let stamp = stamps(&config.stacks);
+        let stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
+        let arena = objectstack_spec::json::Arena::new();
+        let checked = catalog::check(&stack, &arena, config.agent.as_deref())?;
+        Self::assemble(config, queue, stamp, checked, &arena)
+    }
+
+    /// The gateway over a checked stack and an open queue.
+    fn assemble(
+        config: Config,
+        queue: Arc<ApprovalQueue>,
+        stamp: Vec<Option<std::time::SystemTime>>,
+        checked: catalog::Checked<'_>,
+        arena: &objectstack_spec::json::Arena,
+    ) -> Result<Self, GatewayError> {
         let (queue, inbox) = inbox::wire(&config.inbox, queue);
         let mut services = HostServices {
             approvals: Some(queue.clone()),
@@ -296,9 +317,7 @@ impl Gateway {
             })?,
             None => Audit::to_stderr(),
         };
-        let stamp = stamps(&config.stacks);
-        let stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
-        let built = catalog::build(&stack, services.clone(), config.agent.as_deref())?;
+        let built = catalog::build_checked(checked, arena, services.clone())?;
         for note in &built.notes {
             tracing::info!("{note}");
         }
