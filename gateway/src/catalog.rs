@@ -7,7 +7,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use objectstack_bridge::materialise::{Event, Wiring, materialise_each};
+use objectstack_bridge::materialise::{Event, materialise_each};
 use objectstack_bridge::projection::mcp;
 use objectstack_bridge::runtime::{HostServices, ToolRegistry};
 use objectstack_spec::materialise::Route;
@@ -205,7 +205,7 @@ pub(crate) fn build(
 ) -> Result<Catalog, GatewayError> {
     let arena = objectstack_spec::json::Arena::new();
     let checked = check(stack, &arena, agent)?;
-    build_checked(checked, &arena, services)
+    Ok(build_checked(checked, &arena, services))
 }
 
 /// A stack that may be served: parsed, free of schema errors, and (with
@@ -240,17 +240,13 @@ pub(crate) fn build_checked(
     checked: Checked<'_>,
     arena: &objectstack_spec::json::Arena,
     services: HostServices,
-) -> Result<Catalog, GatewayError> {
+) -> Catalog {
     let Checked { document, allowed } = checked;
-    // The wiring the registry would report, read from a handle of its own
-    // so the registry stays free to take each tool as it comes.
-    let api_client = services.api_client.clone();
-    let wiring = Wiring {
-        automation: services.automation.is_some(),
-        api_client: api_client.is_some(),
-        approval: services.approvals.is_some(),
-        api_scope: api_client.as_ref().map(|c| c.scope()).unwrap_or_default(),
-    };
+    // The wiring the registry will report, read from a copy of the
+    // services (handles only) so the registry stays free to take each tool
+    // as it comes.
+    let wired = services.clone();
+    let wiring = wired.wiring();
     let mut registry = ToolRegistry::new(services);
     // Notes in the order they were always logged: skips, warnings, what
     // the gateway leaves out, refusals, then projection warnings.
@@ -311,7 +307,7 @@ pub(crate) fn build_checked(
         // is the parameters as they are whenever they say `type: object`.
         let shared = registry
             .parameters(&entry.name)
-            .filter(|p| ***p == entry.input_schema)
+            .filter(|p| Map::eq(p, &entry.input_schema))
             .cloned();
         let tool = to_rmcp(entry, shared);
         served.insert(
@@ -332,14 +328,14 @@ pub(crate) fn build_checked(
     notes.extend(left_out);
     notes.extend(refused);
     notes.extend(projection_notes);
-    Ok(Catalog {
+    Catalog {
         registry,
         tools,
         served,
         prompts,
         notes,
         probe_object,
-    })
+    }
 }
 
 /// What one agent may use: its skills' tools (wildcards expanded as the

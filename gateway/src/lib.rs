@@ -317,7 +317,7 @@ impl Gateway {
             })?,
             None => Audit::to_stderr(),
         };
-        let built = catalog::build_checked(checked, arena, services.clone())?;
+        let built = catalog::build_checked(checked, arena, services.clone());
         for note in &built.notes {
             tracing::info!("{note}");
         }

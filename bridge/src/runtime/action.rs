@@ -38,6 +38,8 @@ pub(crate) struct ActionTool {
     /// each dispatch, since a served stack's tools are many and a small
     /// `serde_json` map costs several times its text.
     action: Box<str>,
+    /// The action's `successMessage`, when it is a non-empty string.
+    success_message: Option<String>,
     route: Route,
     row_context: bool,
     confirmation: Option<ConfirmationReason>,
@@ -180,6 +182,7 @@ impl ActionTool {
             tool,
             action_name,
             object_name,
+            success_message: non_empty_str(&action, "successMessage"),
             action: dispatch_keys(action),
             route,
             row_context,
@@ -385,6 +388,7 @@ impl ActionTool {
     ) -> Result<Value, HostError> {
         let key = idempotency_key.map(str::to_owned);
         let not_wired = |what: &str| HostError::failed(format!("no {what} is wired"));
+        let mut action = self.dispatch_keys();
         match self.route {
             Route::Script => {
                 let engine = services
@@ -395,11 +399,8 @@ impl ActionTool {
                     .execute_action(ScriptRequest {
                         action: self.action_name.clone(),
                         object: self.object_name.clone(),
-                        target: self.str_field("target"),
-                        body: self
-                            .dispatch_keys()
-                            .remove("body")
-                            .filter(|b| is_truthy(Some(b))),
+                        target: non_empty_str(&action, "target"),
+                        body: action.remove("body").filter(|b| is_truthy(Some(b))),
                         record: prepared.record,
                         params: prepared.params,
                         actor: actor.clone(),
@@ -419,8 +420,8 @@ impl ActionTool {
                         "a field write needs an object and a record id",
                     ));
                 };
-                let patch = match self.dispatch_keys().get("patch") {
-                    Some(Value::Object(p)) => p.clone(),
+                let patch = match action.remove("patch") {
+                    Some(Value::Object(p)) => p,
                     _ => {
                         return Err(HostError::failed(format!(
                             "action '{}' declares `operation: \"update\"` but no `patch` object to write",
@@ -445,7 +446,7 @@ impl ActionTool {
                     .automation
                     .as_ref()
                     .ok_or_else(|| not_wired("automation service"))?;
-                let flow = self.str_field("target").unwrap_or_default();
+                let flow = non_empty_str(&action, "target").unwrap_or_default();
                 let result = automation
                     .execute(FlowRequest {
                         flow: flow.clone(),
@@ -474,7 +475,6 @@ impl ActionTool {
                     .api_client
                     .as_ref()
                     .ok_or_else(|| not_wired("API client"))?;
-                let action = self.dispatch_keys();
                 let method = api::method_of(action.get("method").and_then(Value::as_str));
                 let (record, record_id) = (prepared.record.as_ref(), prepared.record_id.as_deref());
                 let body = build_api_body(&action, &prepared.params, record, record_id);
@@ -507,14 +507,6 @@ impl ActionTool {
         serde_json::from_str(&self.action).unwrap_or_default()
     }
 
-    /// One of the action's keys read at dispatch, a non-empty string.
-    fn str_field(&self, key: &str) -> Option<String> {
-        match self.dispatch_keys().remove(key) {
-            Some(Value::String(s)) if !s.is_empty() => Some(s),
-            _ => None,
-        }
-    }
-
     fn base_envelope(&self, ok: bool, record_id: Option<&str>) -> Map<String, Value> {
         let mut out = Map::new();
         out.insert("ok".into(), Value::Bool(ok));
@@ -531,7 +523,8 @@ impl ActionTool {
     fn success_envelope(&self, record_id: Option<&str>, result: Value) -> Value {
         let mut out = self.base_envelope(true, record_id);
         let message = self
-            .str_field("successMessage")
+            .success_message
+            .clone()
             .unwrap_or_else(|| DEFAULT_SUCCESS_MESSAGE.replace("{name}", &self.action_name));
         out.insert("message".into(), Value::String(message));
         out.insert("result".into(), result);
@@ -722,7 +715,7 @@ pub fn build_api_target(
 
 /// The keys of an action that dispatch reads (the rest was read at
 /// registration, into the tool's fields and its executable digest).
-const DISPATCH_KEYS: [&str; 9] = [
+const DISPATCH_KEYS: [&str; 8] = [
     "body",
     "bodyExtra",
     "bodyShape",
@@ -730,9 +723,16 @@ const DISPATCH_KEYS: [&str; 9] = [
     "patch",
     "recordIdField",
     "recordIdParam",
-    "successMessage",
     "target",
 ];
+
+/// `key` of an action when it is a non-empty string.
+fn non_empty_str(action: &Map<String, Value>, key: &str) -> Option<String> {
+    match action.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    }
+}
 
 /// The action reduced to [`DISPATCH_KEYS`], as compact JSON text, so a
 /// served tool does not keep a copy of everything its action says

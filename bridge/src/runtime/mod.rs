@@ -123,6 +123,24 @@ pub struct HostServices {
     pub limits: ArgumentLimits,
 }
 
+impl HostServices {
+    /// What these services wire, as the materialiser asks for it (the API
+    /// client's [`scope`](ApiClient::scope) included). A registry over
+    /// them reports the same ([`ToolRegistry::wiring`]).
+    pub fn wiring(&self) -> Wiring<'_> {
+        Wiring {
+            automation: self.automation.is_some(),
+            api_client: self.api_client.is_some(),
+            approval: self.approvals.is_some(),
+            api_scope: self
+                .api_client
+                .as_ref()
+                .map(|c| c.scope())
+                .unwrap_or_default(),
+        }
+    }
+}
+
 impl fmt::Debug for HostServices {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HostServices")
@@ -314,17 +332,7 @@ impl ToolRegistry {
     /// What this registry has wired, as the materialiser asks for it (the
     /// API client's [`scope`](ApiClient::scope) included).
     pub fn wiring(&self) -> Wiring<'_> {
-        Wiring {
-            automation: self.services.automation.is_some(),
-            api_client: self.services.api_client.is_some(),
-            approval: self.services.approvals.is_some(),
-            api_scope: self
-                .services
-                .api_client
-                .as_ref()
-                .map(|c| c.scope())
-                .unwrap_or_default(),
-        }
+        self.services.wiring()
     }
 
     /// Registers every action a [`materialise`]
