@@ -230,6 +230,20 @@ impl ObjectStackBackend {
     }
 }
 
+/// Why the server's certificate was refused, when that is why a request
+/// could not be sent: the TLS library's words, found in the error's chain.
+fn certificate_refusal(e: &reqwest::Error) -> Option<String> {
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if text.contains("certificate") {
+            return Some(objectstack_bridge::redact::text(&text).into_owned());
+        }
+        source = cause.source();
+    }
+    None
+}
+
 /// A request that got no answer, as the model should read it.
 fn transport_error(method: &reqwest::Method, url: &reqwest::Url, e: &reqwest::Error) -> HostError {
     HostError::Transport {
@@ -237,6 +251,11 @@ fn transport_error(method: &reqwest::Method, url: &reqwest::Url, e: &reqwest::Er
         url: url.to_string(),
         message: if e.is_timeout() {
             "the ObjectStack server did not answer in time (timeout)".to_owned()
+        } else if let Some(reason) = certificate_refusal(e) {
+            format!(
+                "the ObjectStack server's TLS certificate was refused ({reason}); nothing was \
+                 sent. If a private CA signed it, set SSL_CERT_FILE to that CA's PEM file"
+            )
         } else if e.is_connect() {
             "the ObjectStack server is unreachable".to_owned()
         } else {
