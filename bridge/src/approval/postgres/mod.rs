@@ -33,12 +33,16 @@
 //! The URL is the libpq one (`postgres://user@host:port/db?options=...`);
 //! `PGPASSWORD` is used when it carries no password, as libpq does. The
 //! URL's password never appears in an error, a log line or a stored row:
-//! the store names itself by its URL with the credentials redacted. TLS is
-//! not built in: `sslmode=require` is refused, and the default
-//! (`prefer`) connects in the clear, so reach the database over a trusted
-//! network or a local TLS tunnel.
+//! the store names itself by its URL with the credentials redacted.
+//!
+//! TLS follows libpq's `sslmode` (the `tls` module has the table): `prefer` (the
+//! default) encrypts when the server offers TLS, `require` insists,
+//! `verify-ca` and `verify-full` also check the server's certificate, and
+//! `sslrootcert` names the PEM file of the CA to trust (else the system's
+//! roots and Mozilla's).
 
 mod schema;
+mod tls;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -49,7 +53,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{AsyncMessage, Client, NoTls, Row, Statement};
+use tokio_postgres::{AsyncMessage, Client, Row, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::store::{ApprovalStore, Cas, ListFilter, StoreError, Wake};
 use super::{PendingAction, State};
@@ -110,6 +115,8 @@ pub struct PostgresStore {
 
 struct Inner {
     config: tokio_postgres::Config,
+    /// TLS as the URL's `sslmode` asks (`disable` never uses it).
+    tls: MakeRustlsConnect,
     /// The URL with its credentials redacted: how the store names itself.
     shown: String,
     options: PostgresOptions,
@@ -204,8 +211,9 @@ impl PostgresStore {
     pub fn open_with(url: &str, options: &PostgresOptions) -> Result<Self, StoreError> {
         let shown = redact_url(url);
         let op = "opening the approval queue";
+        let split = tls::split(url);
         let mut config =
-            tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Location {
+            tokio_postgres::Config::from_str(&split.url).map_err(|e| StoreError::Location {
                 location: shown.clone(),
                 detail: format!(
                     "not a PostgreSQL connection URL ({}); write it as \
@@ -213,15 +221,12 @@ impl PostgresStore {
                     crate::redact::text(&e.to_string())
                 ),
             })?;
-        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
-            return Err(StoreError::Location {
-                location: shown,
-                detail: "sslmode=require: this build has no TLS for PostgreSQL; reach the \
-                         database over a trusted network or a local TLS tunnel, and drop \
-                         sslmode"
-                    .to_owned(),
-            });
-        }
+        let tls = tls::connector(split.verify, split.root_cert.as_deref()).map_err(|detail| {
+            StoreError::Location {
+                location: shown.clone(),
+                detail,
+            }
+        })?;
         if config.get_password().is_none()
             && let Some(password) = std::env::var_os("PGPASSWORD")
         {
@@ -247,6 +252,7 @@ impl PostgresStore {
         let store = PostgresStore {
             inner: Arc::new(Inner {
                 config,
+                tls,
                 shown,
                 options: PostgresOptions {
                     max_connections: options.max_connections.max(1),
@@ -375,7 +381,7 @@ impl PostgresStore {
         let inner = self.inner.clone();
         let handle = runtime.handle().clone();
         self.block(async move {
-            let (client, connection) = inner.config.connect(NoTls).await?;
+            let (client, connection) = inner.config.connect(inner.tls.clone()).await?;
             handle.spawn(async move {
                 // Ends when the connection closes; the client then reports
                 // itself closed and the pool drops it.
@@ -428,7 +434,7 @@ impl PostgresStore {
         *started = true;
         let config = self.inner.config.clone();
         let watchers = self.inner.watchers.clone();
-        runtime.spawn(listen(config, watchers));
+        runtime.spawn(listen(config, self.inner.tls.clone(), watchers));
     }
 
     /// The first readable approved row of `tools` not in `passed`, locked
@@ -665,7 +671,11 @@ async fn migrate(client: &Client, shown: &str, options: &PostgresOptions) -> Res
 /// Listens for approvals until the runtime stops, reconnecting with a
 /// backoff; wakes every watcher on each notification, and once after
 /// every (re)connection (approvals made while not listening).
-async fn listen(config: tokio_postgres::Config, watchers: Arc<Mutex<Vec<Wake>>>) {
+async fn listen(
+    config: tokio_postgres::Config,
+    tls: MakeRustlsConnect,
+    watchers: Arc<Mutex<Vec<Wake>>>,
+) {
     let wake_all = |watchers: &Mutex<Vec<Wake>>| {
         let list: Vec<Wake> = match watchers.lock() {
             Ok(w) => w.clone(),
@@ -677,7 +687,7 @@ async fn listen(config: tokio_postgres::Config, watchers: Arc<Mutex<Vec<Wake>>>)
     };
     let mut backoff = Duration::from_millis(200);
     loop {
-        if let Ok((client, mut connection)) = config.connect(NoTls).await {
+        if let Ok((client, mut connection)) = config.connect(tls.clone()).await {
             backoff = Duration::from_millis(200);
             let forward = watchers.clone();
             let driver = tokio::spawn(async move {
@@ -736,7 +746,30 @@ fn db_error(operation: &'static str, shown: &str, e: &tokio_postgres::Error) -> 
         None if e.is_closed() => {
             format!("the connection to {shown} was lost (the next call reconnects): {e}")
         }
-        None => format!("cannot reach {shown}: {e}"),
+        None => {
+            let mut m = format!("cannot reach {shown}: {e}");
+            let mut source = std::error::Error::source(e);
+            while let Some(cause) = source {
+                let text = cause.to_string();
+                if !m.contains(&text) {
+                    m.push_str(": ");
+                    m.push_str(&text);
+                }
+                source = cause.source();
+            }
+            if m.contains("UnknownIssuer") || m.contains("unknown issuer") {
+                m.push_str(
+                    " (if a private CA signed the server's certificate, name its PEM file \
+                     with sslrootcert=PATH in the URL)",
+                );
+            } else if m.contains("NotValidForName") || m.contains("not valid for name") {
+                m.push_str(
+                    " (the certificate does not name the host in the URL: connect by a name \
+                     it holds)",
+                );
+            }
+            m
+        }
     };
     StoreError::Backend {
         operation,
@@ -1145,10 +1178,13 @@ mod tests {
         let text = err.to_string();
         assert!(!text.contains("s3cret"), "{text}");
         assert!(text.contains("postgres://***@db:notaport/queue"), "{text}");
-        let err = PostgresStore::open("postgres://app@127.0.0.1/queue?sslmode=require")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("sslmode=require"), "{err}");
+        let err = PostgresStore::open(
+            "postgres://app:s3cret@127.0.0.1/queue?sslmode=verify-full&sslrootcert=%2Fnonexistent%2Fca.pem",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("sslrootcert `/nonexistent/ca.pem`"), "{err}");
+        assert!(!err.contains("s3cret"), "{err}");
     }
 
     #[test]
