@@ -37,7 +37,11 @@ start)
     # TLS on, with a server certificate for 127.0.0.1 signed by a CA made
     # for this cluster (its PEM is OBJECTSTACK_TEST_POSTGRES_CA), so the
     # sslmode tests have a real handshake to check.
-    command -v openssl >/dev/null || apt-get install -y -qq openssl >&2
+    if ! command -v openssl >/dev/null; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >&2
+        apt-get install -y -qq openssl >&2
+    fi
     openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=objectstack test CA" \
         -keyout "$DIR/ca.key" -out "$DIR/ca.pem" \
         -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign >/dev/null 2>&1
