@@ -68,7 +68,22 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
             require_bearer,
         ))
         .merge(crate::inbox::router(shared))
+        .layer(middleware::from_fn(session_ended))
         .layer(DefaultBodyLimit::max(limit))
+}
+
+/// A session ended with `DELETE /mcp` is answered 200, as the reference
+/// (TypeScript) server answers, rather than rmcp's 202: the official
+/// Python client treats anything but 200 or 204 as a failed termination
+/// and warns about it.
+async fn session_ended(request: Request, next: Next) -> Response {
+    let deleting = request.method() == axum::http::Method::DELETE
+        && request.uri().path().trim_end_matches('/') == "/mcp";
+    let mut response = next.run(request).await;
+    if deleting && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
 }
 
 /// Refuses a request without `Authorization: Bearer <key>`, or with a key

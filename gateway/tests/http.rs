@@ -584,6 +584,59 @@ async fn api_actions_get_the_key_only_on_the_servers_origin() {
 }
 
 #[tokio::test]
+async fn ending_a_session_is_answered_200_and_the_session_is_gone() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |_| {}).await;
+    let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<&str>| {
+        let mut request = http
+            .post(running.url("/mcp"))
+            .bearer_auth(ALICE)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let opened = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(opened.status(), 200);
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .unwrap();
+    let ended = http
+        .delete(running.url("/mcp"))
+        .bearer_auth(ALICE)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), 200);
+    // The session is over: a request in it is refused.
+    let after = post(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        Some(&session),
+    )
+    .await
+    .unwrap();
+    assert_eq!(after.status(), 404, "{:?}", after.text().await);
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn an_oversized_body_is_refused() {
     let fake = Fake::start().await;
     let running = start(&fake, |c| c.max_body_bytes = 1024).await;
