@@ -63,7 +63,7 @@ pub use validate::{ArgumentLimits, Violation};
 pub use crate::actor::Actor;
 
 use action::ActionTool;
-use validate::ArgumentValidator;
+use validate::{ArgumentValidator, SchemaPool};
 
 /// What a call carries besides its arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -213,7 +213,8 @@ struct Entry {
     /// The definition, its `parameters` left empty: the schema is the
     /// validator's (one shared copy).
     definition: AIToolDefinition,
-    validator: ArgumentValidator,
+    /// Shared by every tool whose schema is the same ([`SchemaPool`]).
+    validator: Arc<ArgumentValidator>,
     kind: Kind,
 }
 
@@ -237,6 +238,7 @@ pub struct ToolRegistry {
     services: HostServices,
     entries: Vec<Entry>,
     index: HashMap<String, usize>,
+    schemas: SchemaPool,
 }
 
 impl fmt::Debug for ToolRegistry {
@@ -255,6 +257,7 @@ impl ToolRegistry {
             services,
             entries: Vec::new(),
             index: HashMap::new(),
+            schemas: SchemaPool::default(),
         }
     }
 
@@ -398,8 +401,8 @@ impl ToolRegistry {
         if self.index.contains_key(&definition.name) {
             return Err(RegisterError::Duplicate(definition.name));
         }
-        let parameters = Arc::new(std::mem::take(&mut definition.parameters));
-        let validator = ArgumentValidator::compile(&definition.name, parameters)?;
+        let parameters = std::mem::take(&mut definition.parameters);
+        let validator = self.schemas.validator(&definition.name, parameters)?;
         self.index
             .insert(definition.name.clone(), self.entries.len());
         self.entries.push(Entry {
@@ -429,7 +432,8 @@ impl ToolRegistry {
 
     /// One tool's `parameters` schema, the very copy its calls are
     /// validated against: a host serving many tools (an MCP server's
-    /// `inputSchema`) shares it rather than holding another.
+    /// `inputSchema`) shares it rather than holding another. Tools whose
+    /// schemas are the same JSON (key order included) share one copy.
     pub fn parameters(&self, name: &str) -> Option<&Arc<Map<String, Value>>> {
         self.entry(name).map(|e| e.validator.schema())
     }

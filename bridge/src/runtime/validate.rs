@@ -117,6 +117,82 @@ impl std::fmt::Debug for ArgumentValidator {
 /// schema accepts `null` (a cycle stops here, keeping the `null`).
 const MAX_SCHEMA_DEPTH: usize = 32;
 
+/// The validators of a registry's tools, one per distinct schema: tools
+/// whose `parameters` are the same JSON, key order included (many actions
+/// of a stack take the same arguments, or none), share one schema and one
+/// compiled validator, so a schema is checked, held and compiled once.
+#[derive(Default)]
+pub(crate) struct SchemaPool {
+    /// By a hash of the schema's compact JSON. A second schema with the
+    /// same hash (a collision) is simply not shared.
+    by_hash: std::collections::HashMap<u64, Arc<ArgumentValidator>>,
+}
+
+impl SchemaPool {
+    /// The validator for `schema`: the one already made for an equal
+    /// schema, else a new one (checked as [`ArgumentValidator::compile`]
+    /// checks it, and refused with `tool`'s name).
+    pub(crate) fn validator(
+        &mut self,
+        tool: &str,
+        schema: Map<String, Value>,
+    ) -> Result<Arc<ArgumentValidator>, RegisterError> {
+        let hash = schema_hash(&schema);
+        if let Some(shared) = self.by_hash.get(&hash)
+            && same_json_map(&shared.schema, &schema, 0)
+        {
+            return Ok(shared.clone());
+        }
+        let validator = Arc::new(ArgumentValidator::compile(tool, Arc::new(schema))?);
+        self.by_hash
+            .entry(hash)
+            .or_insert_with(|| validator.clone());
+        Ok(validator)
+    }
+}
+
+/// A hash of `schema`'s compact JSON, written straight into the hasher.
+fn schema_hash(schema: &Map<String, Value>) -> u64 {
+    use std::hash::Hasher;
+    struct Feed(std::collections::hash_map::DefaultHasher);
+    impl std::io::Write for Feed {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut feed = Feed(std::collections::hash_map::DefaultHasher::new());
+    // Writing to a hasher cannot fail; a map always serialises.
+    let _ = serde_json::to_writer(&mut feed, schema);
+    feed.0.finish()
+}
+
+/// Whether two schemas are the same JSON with their keys in the same
+/// order (`serde_json`'s `==` ignores the order, and a served schema shows
+/// it). Past [`MAX_SCHEMA_DEPTH`] levels they are not shared.
+fn same_json_map(a: &Map<String, Value>, b: &Map<String, Value>, depth: usize) -> bool {
+    depth < MAX_SCHEMA_DEPTH
+        && a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb, depth + 1))
+}
+
+fn same_json(a: &Value, b: &Value, depth: usize) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => same_json_map(a, b, depth),
+        (Value::Array(a), Value::Array(b)) => {
+            depth < MAX_SCHEMA_DEPTH
+                && a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| same_json(x, y, depth + 1))
+        }
+        _ => a == b,
+    }
+}
+
 impl ArgumentValidator {
     /// Checks that the schema compiles (external `$ref`s are not fetched);
     /// the compiled validator is dropped and built again on first use.
@@ -409,6 +485,46 @@ mod tests {
             Value::Object(m) => m,
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn equal_schemas_share_one_validator_and_key_order_counts() {
+        let mut pool = SchemaPool::default();
+        let a = json!({"type": "object", "properties": {"note": {"type": "string"}},
+            "additionalProperties": false});
+        let first = pool.validator("action_a", map(a.clone())).unwrap();
+        let second = pool.validator("action_b", map(a)).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        assert!(Arc::ptr_eq(first.schema(), second.schema()));
+        // The same keys in another order are another schema to a client.
+        let reordered = json!({"properties": {"note": {"type": "string"}}, "type": "object",
+            "additionalProperties": false});
+        let third = pool.validator("action_c", map(reordered)).unwrap();
+        assert!(!Arc::ptr_eq(&first, &third));
+        assert_eq!(
+            third.schema().keys().collect::<Vec<_>>(),
+            ["properties", "type", "additionalProperties"]
+        );
+        // A different schema is not shared, and validates by its own rules.
+        let number = json!({"type": "object", "properties": {"note": {"type": "number"}}});
+        let fourth = pool.validator("action_d", map(number)).unwrap();
+        assert!(!Arc::ptr_eq(&first, &fourth));
+        assert!(fourth.validate(&map(json!({"note": 1}))).is_ok());
+        assert!(first.validate(&map(json!({"note": 1}))).is_err());
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_refused_under_its_tools_name() {
+        let mut pool = SchemaPool::default();
+        let bad = json!({"type": "object", "properties": {"x": {"type": 12}}});
+        let err = pool
+            .validator("action_bad", map(bad.clone()))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("action_bad"), "{err}");
+        // Nothing was kept for it: the next tool is refused under its name.
+        let err = pool.validator("action_worse", map(bad)).err().unwrap();
+        assert!(err.to_string().contains("action_worse"), "{err}");
     }
 
     #[test]

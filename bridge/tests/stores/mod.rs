@@ -81,6 +81,7 @@ impl Fixture {
             || std::env::var_os("OBJECTSTACK_TEST_POSTGRES_REQUIRED").is_some();
         #[cfg(not(feature = "postgres"))]
         {
+            let _ = alone;
             assert!(
                 !required,
                 "the PostgreSQL store tests must run here: build with `--features postgres`"
