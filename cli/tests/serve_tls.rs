@@ -27,8 +27,10 @@ use tokio_rustls::rustls::{self, pki_types::PrivateKeyDer};
 
 const KEY: &str = "osk_tls_test_key_0123456789";
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../gateway/tests/data/helpdesk.json")
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../gateway/tests/data")
+        .join(name)
 }
 
 /// The fake server behind TLS, and the PEM of the CA that signed its
@@ -92,18 +94,26 @@ async fn start_tls_fake() -> TlsFake {
     }
 }
 
-/// The binary over stdio, `--server` the TLS fake; `ca_file` becomes
-/// `SSL_CERT_FILE` (removed from the environment when `None`).
-async fn spawn(server: &str, ca_file: Option<&Path>, dir: &Path) -> RunningService<RoleClient, ()> {
+/// The binary over stdio serving `stack`, `--server` the TLS fake;
+/// `ca_file` becomes `SSL_CERT_FILE` (removed from the environment when
+/// `None`).
+async fn spawn(
+    stack: &str,
+    server: &str,
+    extra: &[&str],
+    ca_file: Option<&Path>,
+    dir: &Path,
+) -> RunningService<RoleClient, ()> {
     let approvals = dir.join("approvals.sqlite");
     let audit = dir.join("audit.jsonl");
     let command =
         tokio::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai")).configure(|cmd| {
             cmd.arg("serve")
                 .arg("--stack")
-                .arg(fixture())
+                .arg(fixture(stack))
                 .arg("--server")
                 .arg(server)
+                .args(extra)
                 .arg("--approvals")
                 .arg(&approvals)
                 .arg("--audit")
@@ -156,7 +166,14 @@ async fn an_https_server_whose_certificate_is_trusted_runs_the_call() {
     let dir = tempfile::tempdir().unwrap();
     let ca_file = dir.path().join("ca.pem");
     std::fs::write(&ca_file, &server.ca_pem).unwrap();
-    let client = spawn(&server.url, Some(&ca_file), dir.path()).await;
+    let client = spawn(
+        "helpdesk.json",
+        &server.url,
+        &[],
+        Some(&ca_file),
+        dir.path(),
+    )
+    .await;
 
     let result = call(
         &client,
@@ -188,7 +205,7 @@ async fn an_untrusted_certificate_is_a_tool_error_and_nothing_is_sent() {
         .fake
         .add_record("support_ticket", "t1", json!({"id": "t1"}));
     let dir = tempfile::tempdir().unwrap();
-    let client = spawn(&server.url, None, dir.path()).await;
+    let client = spawn("helpdesk.json", &server.url, &[], None, dir.path()).await;
 
     let result = call(
         &client,
@@ -206,5 +223,35 @@ async fn an_untrusted_certificate_is_a_tool_error_and_nothing_is_sent() {
     // The handshake failed, so no request (and no key) reached the server.
     assert!(server.fake.received().is_empty());
     assert!(server.fake.probes().is_empty());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_api_action_reaches_an_https_origin_with_the_key() {
+    let server = start_tls_fake().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, &server.ca_pem).unwrap();
+    let base = format!("{}/", server.url);
+    let client = spawn(
+        "hooks.json",
+        &server.url,
+        &["--api-base-url", &base],
+        Some(&ca_file),
+        dir.path(),
+    )
+    .await;
+
+    let sent = call(&client, "action_send_reminder", json!({"channel": "sms"})).await;
+    assert_eq!(sent.is_error, Some(false), "{}", text(&sent));
+    let received = server.fake.received();
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert_eq!(received[0].path, "/hooks/reminders");
+    assert_eq!(received[0].body, json!({"channel": "sms"}));
+    // The API origin is the server's, so the caller's key goes with it.
+    assert_eq!(
+        received[0].authorization.as_deref(),
+        Some(format!("Bearer {KEY}").as_str())
+    );
     client.cancel().await.unwrap();
 }
