@@ -402,6 +402,18 @@ pub fn judge<'a>(
         (Some(p), Some(surface)) => narrows(p, surface)?,
         (Some(p), None) => {
             let properties = object_schema(p)?;
+            // Nothing narrows a flow's parameters, so each is checked here
+            // to be a schema, as `narrows` checks an action's.
+            if let Some((name, schema)) = properties
+                .into_iter()
+                .flat_map(Map::iter)
+                .find(|(_, schema)| !schema.is_object())
+            {
+                return Err(RecordSkip::InvalidRecord(format!(
+                    "`parameters.properties.{name}` must be a schema object, found {}",
+                    kind(schema)
+                )));
+            }
             required_of(p, properties)?;
             properties.map(pins_of).unwrap_or_default()
         }
@@ -974,6 +986,10 @@ mod tests {
             (r#"{"required": ["years"]}"#, false),
             (r#"{"required": []}"#, true),
             (r#"{"required": "years"}"#, false),
+            // Each property must be a schema object.
+            (r#"{"properties": {"p1": 0, "recordId": {}}}"#, false),
+            (r#"{"properties": {"p1": true}}"#, false),
+            (r#"{"properties": {"p1": {"type": "string"}}}"#, true),
         ] {
             let text = format!(
                 r#"{{"name": "renew", "description": "{describe}",
