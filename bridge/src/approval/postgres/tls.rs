@@ -106,7 +106,8 @@ pub(super) fn split(url: &str) -> Split {
     }
 }
 
-/// `%XX` decoded, for a path given in a URL's query; anything else kept.
+/// `%XX` decoded, for a path given in a URL's query; anything else kept
+/// (`+` too: libpq's URLs are percent-encoded, not form-encoded).
 fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -122,10 +123,6 @@ fn percent_decode(text: &str) -> String {
             (b'%', Some(high), Some(low)) => {
                 out.push(high * 16 + low);
                 i += 3;
-            }
-            (b'+', _, _) => {
-                out.push(b' ');
-                i += 1;
             }
             _ => {
                 out.push(b);
@@ -337,6 +334,10 @@ mod tests {
                 .root_cert
                 .as_deref(),
             Some("a b.pem")
+        );
+        assert_eq!(
+            split("postgres://u@db/q?sslrootcert=/etc/c++/ca.pem").root_cert,
+            Some("/etc/c++/ca.pem".to_owned())
         );
     }
 
