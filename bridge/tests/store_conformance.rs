@@ -29,8 +29,8 @@ use std::time::{Duration, Instant};
 
 use approval_support::{FakeHost, Seen, ledger_lines, obj};
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, ApprovalStore, Cas, Clock, ListFilter, ManualClock, MemoryStore,
-    OpenMode, PendingAction, Proposal, QueueLocation, Resolution, State, StoreError,
+    ApprovalError, ApprovalQueue, ApprovalStore, Cas, Clock, ListFilter, ListOrder, ManualClock,
+    MemoryStore, OpenMode, PendingAction, Proposal, QueueLocation, Resolution, State, StoreError,
 };
 use objectstack_bridge::runtime::{Actor, ExecuteOptions, HostError, ToolRegistry};
 use objectstack_spec::AIToolDefinition;
@@ -53,6 +53,11 @@ macro_rules! conformance {
             #[test]
             fn the_store_contract() {
                 if let Some(f) = fixture("contract") { contract(&f) }
+            }
+
+            #[test]
+            fn listings_are_ordered_paged_and_filtered() {
+                if let Some(f) = fixture("orders") { orders(&f) }
             }
 
             #[test]
@@ -224,6 +229,143 @@ fn spawn_child(f: &Fixture, role: &str) -> Command {
     .env("CHILD_LOCATION", &f.location)
     .env("CHILD_DIR", f.dir());
     cmd
+}
+
+// ---------------------------------------------------------------- listings
+
+/// The orders, pages and filters the inbox and the model's lookup read
+/// through: the store does the work, the caller gets only what it shows.
+fn orders(f: &Fixture) {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let store = f.open();
+    let q = ApprovalQueue::new(store.clone()).with_clock(clock.clone());
+    let digest = archive_sha256();
+    let mut ids = Vec::new();
+    for n in 0..6 {
+        // Two rows share each creation time, so ties are broken by id.
+        if n % 2 == 0 {
+            clock.advance(Duration::from_secs(1));
+        }
+        let mut p = proposal(n, &digest);
+        if n == 4 {
+            p.proposer = Actor::new("bob");
+        }
+        ids.push(q.propose(p).unwrap().action.id);
+    }
+    let listed = |filter: ListFilter| -> Vec<String> {
+        store
+            .list(&filter)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.unwrap().id)
+            .collect()
+    };
+    let oldest = listed(ListFilter::default());
+    let mut by_key: Vec<(i64, String)> = ids
+        .iter()
+        .map(|id| (store.get(id).unwrap().unwrap().created_at, id.clone()))
+        .collect();
+    by_key.sort();
+    assert_eq!(
+        oldest,
+        by_key.into_iter().map(|(_, id)| id).collect::<Vec<_>>()
+    );
+    let mut newest = oldest.clone();
+    newest.reverse();
+    assert_eq!(
+        listed(ListFilter {
+            order: ListOrder::NewestFirst,
+            ..ListFilter::default()
+        }),
+        newest
+    );
+    // Pages: an offset with and without a limit, and past the end.
+    assert_eq!(
+        listed(ListFilter {
+            order: ListOrder::NewestFirst,
+            offset: Some(2),
+            limit: Some(3),
+            ..ListFilter::default()
+        }),
+        newest[2..5]
+    );
+    assert_eq!(
+        listed(ListFilter {
+            offset: Some(4),
+            ..ListFilter::default()
+        }),
+        oldest[4..]
+    );
+    assert!(
+        listed(ListFilter {
+            offset: Some(6),
+            ..ListFilter::default()
+        })
+        .is_empty()
+    );
+    // Decisions in an order unlike the rows' creation: the history is by
+    // the time of the last change, newest first.
+    clock.advance(Duration::from_secs(1));
+    q.reject(&oldest[3], "carol", Some("first")).unwrap();
+    clock.advance(Duration::from_secs(1));
+    q.cancel(&oldest[0], "u1").unwrap();
+    clock.advance(Duration::from_secs(1));
+    let approved = store.get(&oldest[5]).unwrap().unwrap();
+    q.approve(&oldest[5], "carol", &approved.input_sha256)
+        .unwrap();
+    assert_eq!(
+        listed(ListFilter {
+            terminal: Some(true),
+            order: ListOrder::RecentlyChanged,
+            ..ListFilter::default()
+        }),
+        [oldest[0].clone(), oldest[3].clone()]
+    );
+    assert_eq!(
+        listed(ListFilter {
+            terminal: Some(false),
+            ..ListFilter::default()
+        }),
+        [
+            oldest[1].clone(),
+            oldest[2].clone(),
+            oldest[4].clone(),
+            oldest[5].clone()
+        ]
+    );
+    assert_eq!(
+        listed(ListFilter {
+            order: ListOrder::RecentlyChanged,
+            limit: Some(1),
+            ..ListFilter::default()
+        }),
+        [oldest[5].clone()]
+    );
+    // By proposer, with the other filters.
+    assert_eq!(
+        listed(ListFilter {
+            proposer_id: Some("bob".into()),
+            ..ListFilter::default()
+        }),
+        [ids[4].clone()]
+    );
+    assert_eq!(
+        listed(ListFilter {
+            proposer_id: Some("u1".into()),
+            terminal: Some(false),
+            order: ListOrder::NewestFirst,
+            ..ListFilter::default()
+        })
+        .len(),
+        3
+    );
+    assert!(
+        listed(ListFilter {
+            proposer_id: Some("nobody".into()),
+            ..ListFilter::default()
+        })
+        .is_empty()
+    );
 }
 
 // ---------------------------------------------------------------- contract
@@ -511,6 +653,25 @@ fn damaged(f: &Fixture) {
     );
     let err = q.get(&ids[0]).unwrap_err();
     assert!(err.to_string().contains(&ids[0]), "{err}");
+    // A proposer filter passes over a proposer that is not an object (and
+    // in SQLite, one that is not JSON at all) without failing the listing;
+    // a damaged input under the right proposer is still reported.
+    if f.kind == Kind::Sqlite {
+        f.raw(&format!(
+            "UPDATE pending_actions SET proposer = '{{not json' WHERE id = '{}'",
+            ids[2]
+        ))
+        .unwrap();
+    }
+    let mine = q
+        .list(&ListFilter {
+            proposer_id: Some("u1".into()),
+            ..ListFilter::default()
+        })
+        .unwrap();
+    let listed: Vec<&str> = mine.rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(listed, [ids[1].as_str()]);
+    assert_eq!(mine.unreadable.len(), 1, "{:?}", mine.unreadable);
 }
 
 fn guards(f: &Fixture) {

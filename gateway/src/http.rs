@@ -28,7 +28,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use objectstack_bridge::approval::{ApprovalError, ListFilter};
+use objectstack_bridge::approval::{ApprovalError, ListFilter, ListOrder};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
@@ -182,6 +182,49 @@ fn queue_error(e: &ApprovalError) -> Response {
 #[derive(Debug, Deserialize)]
 struct ListQuery {
     state: Option<String>,
+    order: Option<String>,
+    limit: Option<String>,
+}
+
+/// The most rows one `GET /approvals?limit=N` may ask for.
+const MAX_LIST_LIMIT: usize = 1000;
+
+/// What `GET /approvals` reads: the filter from the query, and how many
+/// readable rows to return (all of them without `limit`).
+fn list_request(query: &ListQuery) -> Result<(ListFilter, Option<usize>), String> {
+    let state = query
+        .state
+        .as_deref()
+        .map(objectstack_bridge::approval::State::from_str)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let order = match query.order.as_deref() {
+        None | Some("oldest") => ListOrder::OldestFirst,
+        Some("newest") => ListOrder::NewestFirst,
+        Some("changed") => ListOrder::RecentlyChanged,
+        Some(other) => {
+            return Err(format!(
+                "`order` must be `oldest` (the default), `newest` or `changed`, not `{other}`"
+            ));
+        }
+    };
+    let limit = match query.limit.as_deref() {
+        None => None,
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=MAX_LIST_LIMIT).contains(&n) => Some(n),
+            _ => {
+                return Err(format!(
+                    "`limit` must be a whole number from 1 to {MAX_LIST_LIMIT}, not `{text}`"
+                ));
+            }
+        },
+    };
+    let filter = ListFilter {
+        state,
+        order,
+        ..ListFilter::default()
+    };
+    Ok((filter, limit))
 }
 
 async fn list(
@@ -189,36 +232,46 @@ async fn list(
     Extension(caller): Extension<Caller>,
     Query(query): Query<ListQuery>,
 ) -> Response {
-    let state = match query
-        .state
-        .as_deref()
-        .map(objectstack_bridge::approval::State::from_str)
-    {
-        None => None,
-        Some(Ok(state)) => Some(state),
-        Some(Err(e)) => return error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &e.to_string()),
+    let (mut filter, limit) = match list_request(&query) {
+        Ok(request) => request,
+        Err(message) => return error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &message),
     };
-    match shared.queue.list(&ListFilter {
-        state,
-        ..ListFilter::default()
-    }) {
-        Ok(listing) => {
-            let mut rows = Vec::with_capacity(listing.rows.len());
-            for row in listing.rows {
-                match may_read(&shared, &caller, row.object_name.as_deref()).await {
-                    Ok(()) => rows.push(row),
-                    Err(Refusal::Forbidden(_)) => {}
-                    Err(refusal) => return refused(&refusal),
-                }
+    // With a limit the store is read a page at a time, until that many
+    // rows the caller may read are found: the rest of the queue is not
+    // read. Without one, every matching row is.
+    filter.limit = limit;
+    let mut rows = Vec::new();
+    let mut unreadable = Vec::new();
+    let mut offset = 0;
+    loop {
+        filter.offset = limit.map(|_| offset);
+        let listing = match shared.queue.list(&filter) {
+            Ok(listing) => listing,
+            Err(e) => return queue_error(&e),
+        };
+        let read = listing.rows.len() + listing.unreadable.len();
+        offset += read;
+        unreadable.extend(listing.unreadable);
+        for row in listing.rows {
+            if limit.is_some_and(|n| rows.len() == n) {
+                break;
             }
-            Json(json!({
-            "approvals": rows,
-            "unreadable": listing.unreadable.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        }))
-            .into_response()
+            match may_read(&shared, &caller, row.object_name.as_deref()).await {
+                Ok(()) => rows.push(row),
+                Err(Refusal::Forbidden(_)) => {}
+                Err(refusal) => return refused(&refusal),
+            }
         }
-        Err(e) => queue_error(&e),
+        match limit {
+            Some(n) if rows.len() < n && read == n => {}
+            _ => break,
+        }
     }
+    Json(json!({
+        "approvals": rows,
+        "unreadable": unreadable.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    }))
+    .into_response()
 }
 
 async fn show(

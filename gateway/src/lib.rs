@@ -45,8 +45,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, ListFilter, OpenMode, PendingAction, QueueLocation, State,
-    input_sha256,
+    ApprovalError, ApprovalQueue, ListFilter, ListOrder, OpenMode, PendingAction, QueueLocation,
+    State, input_sha256,
 };
 use objectstack_bridge::runtime::{
     CallContext, ExecuteOptions, HostServices, HttpApiClient, HttpClientOptions,
@@ -1043,16 +1043,16 @@ impl Shared {
                 Err(e) => error_result(&e.to_string()),
             },
             Some(_) => error_result("`pendingActionId` must be a string"),
-            None => match self.queue.list(&ListFilter::default()) {
+            // The store picks the caller's 20 newest rows; the rest of the
+            // queue is never read.
+            None => match self.queue.list(&ListFilter {
+                proposer_id: Some(owner),
+                order: ListOrder::NewestFirst,
+                limit: Some(20),
+                ..ListFilter::default()
+            }) {
                 Ok(listing) => {
-                    let mine: Vec<Value> = listing
-                        .rows
-                        .iter()
-                        .rev()
-                        .filter(|r| r.proposer.id == owner)
-                        .take(20)
-                        .map(view)
-                        .collect();
+                    let mine: Vec<Value> = listing.rows.iter().map(view).collect();
                     json_result(&json!({ "pendingActions": mine }), false)
                 }
                 Err(e) => error_result(&e.to_string()),

@@ -915,3 +915,117 @@ async fn an_input_required_state_decides_only_its_own_callers_call() {
     assert_eq!(posts, 1);
     running.stop().await;
 }
+
+async fn list_as(running: &Running, key: &str, query: &str) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .get(running.url(&format!("/approvals{query}")))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+fn listed_ids(listing: &Value) -> Vec<String> {
+    listing["approvals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn listings_are_ordered_limited_and_read_a_page_at_a_time() {
+    const CAROL: &str = "osk_carol_no_tickets";
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t9", json!({"subject": "Spam"}));
+    fake.deny(CAROL, "support_ticket");
+    let running = start(&fake, |_| {}).await;
+    let alice = client(&running, ALICE, ProtocolVersion::V_2025_11_25).await;
+    let mut tickets = Vec::new();
+    for _ in 0..23 {
+        let r = call(&alice, "action_purge_ticket", json!({"recordId": "t9"})).await;
+        let envelope: Value = serde_json::from_str(&text(&r)).unwrap();
+        tickets.push(envelope["pendingActionId"].as_str().unwrap().to_owned());
+    }
+    // Rows on an object Carol may read, proposed elsewhere on the store.
+    let queue = running.gateway.queue();
+    let mut invoices = Vec::new();
+    for n in 0..5 {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        let proposed = queue
+            .propose(support::proposal_on(
+                "action_void_invoice",
+                "invoice",
+                &format!("i{n}"),
+                "osk:elsewhere",
+            ))
+            .unwrap();
+        invoices.push(proposed.action.id);
+    }
+    // Decided in an order unlike their creation.
+    for i in [2, 0, 1] {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        queue.reject(&tickets[i], "bob", Some("no")).unwrap();
+    }
+
+    // The model's lookup: Alice's 20 newest, newest first, and no one else's.
+    let lookup = call(&alice, "gateway-pending-actions", json!({})).await;
+    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
+    let mine: Vec<&str> = view["pendingActions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pendingActionId"].as_str().unwrap())
+        .collect();
+    let newest: Vec<&str> = tickets.iter().rev().take(20).map(String::as_str).collect();
+    assert_eq!(mine, newest);
+
+    // Everything, oldest first, without a limit.
+    let (status, all) = list_as(&running, BOB, "").await;
+    assert_eq!(status, 200);
+    let everything: Vec<String> = tickets.iter().chain(&invoices).cloned().collect();
+    assert_eq!(listed_ids(&all), everything);
+    let (_, newest) = list_as(&running, BOB, "?order=newest&limit=3").await;
+    assert_eq!(
+        listed_ids(&newest),
+        [
+            invoices[4].clone(),
+            invoices[3].clone(),
+            invoices[2].clone()
+        ]
+    );
+    let (_, decided) = list_as(&running, BOB, "?state=rejected&order=changed&limit=2").await;
+    assert_eq!(
+        listed_ids(&decided),
+        [tickets[1].clone(), tickets[0].clone()]
+    );
+    // A limit counts rows the caller may read: Carol's first four are
+    // found past six pages of tickets she may not see.
+    let (_, carols) = list_as(&running, CAROL, "?limit=4").await;
+    assert_eq!(listed_ids(&carols), invoices[..4]);
+    let (_, carols) = list_as(&running, CAROL, "?order=newest").await;
+    let mut reversed = invoices.clone();
+    reversed.reverse();
+    assert_eq!(listed_ids(&carols), reversed);
+
+    // Bad parameters are refused, naming the parameter.
+    for (query, named) in [
+        ("?limit=0", "limit"),
+        ("?limit=1001", "limit"),
+        ("?limit=ten", "limit"),
+        ("?order=sideways", "order"),
+        ("?state=done", "done"),
+    ] {
+        let (status, body) = list_as(&running, BOB, query).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["error"]["code"], json!("VALIDATION_ERROR"), "{body}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(named),
+            "{query}: {body}"
+        );
+    }
+    alice.cancel().await.unwrap();
+    running.stop().await;
+}

@@ -824,3 +824,56 @@ async fn the_server_decides_who_signs_in_and_what_they_see() {
     assert_eq!(row.state, State::Pending);
     running.stop().await;
 }
+
+#[tokio::test]
+async fn the_history_shows_the_newest_hundred_decisions_the_key_may_read() {
+    const CAROL: &str = "osk_carol_no_tickets";
+    let fake = helpdesk().await;
+    fake.deny(CAROL, "support_ticket");
+    let clock = Arc::new(objectstack_bridge::approval::ManualClock::new(
+        1_800_000_000_000,
+    ));
+    let running = start_with(&fake, |_| {}, Some(clock.clone())).await;
+    let queue = running.gateway.queue();
+    let propose = |object: &str, n: usize| {
+        clock.advance(Duration::from_secs(1));
+        queue
+            .propose(support::proposal_on(
+                "action_purge_ticket",
+                object,
+                &format!("r{n}"),
+                "osk:elsewhere",
+            ))
+            .unwrap()
+            .action
+            .id
+    };
+    let waiting = propose("support_ticket", 999);
+    // Two invoices decided first, then 101 tickets: more than a page.
+    let decided: Vec<String> = (0..103)
+        .map(|n| {
+            let id = propose(if n < 2 { "invoice" } else { "support_ticket" }, n);
+            clock.advance(Duration::from_secs(1));
+            queue.reject(&id, "bob", Some("no")).unwrap();
+            id
+        })
+        .collect();
+    let linked = |body: &str, id: &str| body.contains(&format!("href=\"/approvals/ui/{id}\""));
+
+    // A key that reads everything: what waits, and the 100 newest decisions.
+    let mut bob = Browser::new(&running);
+    let page = bob.sign_in(BOB).await;
+    assert!(linked(&page.body, &waiting), "{}", page.body);
+    for (n, id) in decided.iter().enumerate() {
+        assert_eq!(linked(&page.body, id), n >= 3, "decision {n}");
+    }
+    // A key that may not read tickets: its newest readable decisions lie
+    // past a whole page of tickets, and are found there.
+    let mut carol = Browser::new(&running);
+    let page = carol.sign_in(CAROL).await;
+    assert!(!linked(&page.body, &waiting));
+    for (n, id) in decided.iter().enumerate() {
+        assert_eq!(linked(&page.body, id), n < 2, "decision {n}");
+    }
+    running.stop().await;
+}

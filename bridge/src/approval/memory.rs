@@ -71,7 +71,8 @@ impl ApprovalStore for MemoryStore {
             .filter(|r| filter.matches(r))
             .cloned()
             .collect();
-        rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        filter.order.sort(&mut rows);
+        rows.drain(..filter.offset.unwrap_or(0).min(rows.len()));
         if let Some(limit) = filter.limit {
             rows.truncate(limit);
         }
@@ -114,5 +115,95 @@ impl ApprovalStore for MemoryStore {
         };
         inner.rows.insert(next.id.clone(), next.clone());
         Ok(Some(next))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::MemoryStore;
+    use crate::actor::Actor;
+    use crate::approval::{
+        ApprovalQueue, ApprovalStore, ListFilter, ListOrder, ManualClock, Proposal,
+    };
+
+    fn proposal(n: usize, proposer: &str) -> Proposal {
+        Proposal {
+            tool_name: "action_archive".into(),
+            action_name: "archive".into(),
+            object_name: None,
+            input: json!({ "n": n }).as_object().cloned().unwrap_or_default(),
+            executable_sha256: "0".repeat(64),
+            conversation_id: None,
+            message_id: None,
+            tool_call_id: None,
+            trace_id: None,
+            proposer: Actor::new(proposer),
+        }
+    }
+
+    #[test]
+    fn lists_in_each_order_with_pages_and_filters() {
+        let clock = Arc::new(ManualClock::new(1_000));
+        let store = Arc::new(MemoryStore::new());
+        let q = ApprovalQueue::new(store.clone()).with_clock(clock.clone());
+        let ids: Vec<String> = (0..4)
+            .map(|n| {
+                clock.advance(Duration::from_secs(1));
+                let who = if n == 2 { "bob" } else { "ann" };
+                q.propose(proposal(n, who)).unwrap().action.id
+            })
+            .collect();
+        clock.advance(Duration::from_secs(1));
+        q.reject(&ids[2], "carol", None).unwrap();
+        clock.advance(Duration::from_secs(1));
+        q.cancel(&ids[0], "ann").unwrap();
+        let listed = |filter: ListFilter| -> Vec<String> {
+            store
+                .list(&filter)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.unwrap().id)
+                .collect()
+        };
+        assert_eq!(listed(ListFilter::default()), ids);
+        assert_eq!(
+            listed(ListFilter {
+                order: ListOrder::NewestFirst,
+                offset: Some(1),
+                limit: Some(2),
+                ..ListFilter::default()
+            }),
+            [ids[2].clone(), ids[1].clone()]
+        );
+        assert_eq!(
+            listed(ListFilter {
+                terminal: Some(true),
+                order: ListOrder::RecentlyChanged,
+                ..ListFilter::default()
+            }),
+            [ids[0].clone(), ids[2].clone()]
+        );
+        assert_eq!(
+            listed(ListFilter {
+                terminal: Some(false),
+                proposer_id: Some("ann".into()),
+                ..ListFilter::default()
+            }),
+            [ids[1].clone(), ids[3].clone()]
+        );
+        assert!(
+            listed(ListFilter {
+                offset: Some(9),
+                ..ListFilter::default()
+            })
+            .is_empty()
+        );
     }
 }

@@ -43,7 +43,7 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior};
 use serde_json::{Map, Value};
 
-use super::store::{ApprovalStore, Cas, ListFilter, StoreError};
+use super::store::{ApprovalStore, Cas, ListFilter, StoreError, terminal_states_sql};
 use super::{PendingAction, State};
 use crate::actor::Actor;
 
@@ -973,9 +973,27 @@ impl ApprovalStore for SqliteStore {
         if let Some(c) = &filter.conversation_id {
             push("conversation_id =", c.clone().into());
         }
-        sql.push_str(" ORDER BY created_at, id");
-        if let Some(limit) = filter.limit {
-            sql.push_str(&format!(" LIMIT {}", to_i64(limit as u64)));
+        if let Some(p) = &filter.proposer_id {
+            // A damaged proposer is not JSON, and `json_extract` would fail
+            // the whole listing on it; such a row passes no proposer filter.
+            push(
+                "CASE WHEN json_valid(proposer) THEN json_extract(proposer, '$.id') END =",
+                p.clone().into(),
+            );
+        }
+        if let Some(terminal) = filter.terminal {
+            let not = if terminal { "" } else { "NOT " };
+            sql.push_str(&format!(" AND state {not}IN ({})", terminal_states_sql()));
+        }
+        sql.push_str(" ORDER BY ");
+        sql.push_str(filter.order.sql());
+        // SQLite takes an OFFSET only after a LIMIT; -1 is none.
+        if filter.limit.is_some() || filter.offset.is_some() {
+            let limit = filter.limit.map_or(-1, |l| to_i64(l as u64));
+            sql.push_str(&format!(" LIMIT {limit}"));
+        }
+        if let Some(offset) = filter.offset {
+            sql.push_str(&format!(" OFFSET {}", to_i64(offset as u64)));
         }
         let mut out = Vec::new();
         {

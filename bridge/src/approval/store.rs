@@ -138,12 +138,75 @@ pub struct ListFilter {
     pub tool_name: Option<String>,
     /// Only rows of this conversation.
     pub conversation_id: Option<String>,
+    /// Only rows in a terminal state (`Some(true)`: rejected, expired,
+    /// cancelled, executed, failed), or only rows that may still change
+    /// (`Some(false)`).
+    pub terminal: Option<bool>,
+    /// Only rows whose proposer has this id. A row whose proposer cannot
+    /// be read passes no such filter.
+    pub proposer_id: Option<String>,
+    /// The order of the rows, and so which ones `offset` and `limit` keep.
+    pub order: ListOrder,
+    /// Pass over this many rows first, in that order (for paging).
+    pub offset: Option<usize>,
     /// At most this many rows.
     pub limit: Option<usize>,
 }
 
+/// The order of [`ApprovalStore::list`]'s rows. Ties on the time are
+/// broken by id, in the same direction, so every order is total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ListOrder {
+    /// Oldest first, by creation time.
+    #[default]
+    OldestFirst,
+    /// Newest first, by creation time.
+    NewestFirst,
+    /// Most recently changed first, by the time of the row's last state
+    /// change (`state_at`): for a history of decisions.
+    RecentlyChanged,
+}
+
+impl ListOrder {
+    /// The SQL `ORDER BY` list of this order, over the stores' column names.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) fn sql(self) -> &'static str {
+        match self {
+            ListOrder::OldestFirst => "created_at, id",
+            ListOrder::NewestFirst => "created_at DESC, id DESC",
+            ListOrder::RecentlyChanged => "state_at DESC, id DESC",
+        }
+    }
+
+    /// Sorts rows held in memory into this order.
+    pub(crate) fn sort(self, rows: &mut [PendingAction]) {
+        match self {
+            ListOrder::OldestFirst => {
+                rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+            }
+            ListOrder::NewestFirst => {
+                rows.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+            }
+            ListOrder::RecentlyChanged => {
+                rows.sort_by(|a, b| (b.state_at, &b.id).cmp(&(a.state_at, &a.id)));
+            }
+        }
+    }
+}
+
+/// The SQL list of the terminal states, quoted: `'rejected', ...`.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn terminal_states_sql() -> String {
+    State::ALL
+        .iter()
+        .filter(|s| s.is_terminal())
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl ListFilter {
-    /// Whether `row` passes the filter (the limit aside).
+    /// Whether `row` passes the filter (order, offset and limit aside).
     pub fn matches(&self, row: &PendingAction) -> bool {
         self.state.is_none_or(|s| row.state == s)
             && self.created_before.is_none_or(|t| row.created_at < t)
@@ -155,6 +218,11 @@ impl ListFilter {
                 .conversation_id
                 .as_deref()
                 .is_none_or(|c| row.conversation_id.as_deref() == Some(c))
+            && self.terminal.is_none_or(|t| row.state.is_terminal() == t)
+            && self
+                .proposer_id
+                .as_deref()
+                .is_none_or(|p| row.proposer.id == p)
     }
 }
 
@@ -171,7 +239,7 @@ pub trait ApprovalStore: Send + Sync {
     /// The row with this id.
     fn get(&self, id: &str) -> Result<Option<PendingAction>, StoreError>;
 
-    /// Rows passing `filter`, oldest first (by creation time, then id). A
+    /// Rows passing `filter`, in its [`order`](ListFilter::order). A
     /// row that cannot be read back is reported in its place as a
     /// [`StoreError::CorruptRow`] naming it, so one damaged row does not
     /// hide the others; the whole call fails only when the store does.

@@ -27,6 +27,7 @@ mod html;
 mod notify;
 mod session;
 
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -36,7 +37,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, ListFilter, PendingAction, Resolution, State as Row,
+    ApprovalError, ApprovalQueue, ListFilter, ListOrder, PendingAction, Resolution, State as Row,
+    StoreError,
 };
 use serde_json::Value;
 
@@ -508,6 +510,85 @@ fn sign_in_page(session: &session::Session, flash: Option<(bool, String)>) -> St
     .render()
 }
 
+/// How many decided actions the index's history shows.
+const HISTORY: usize = 100;
+
+/// The rows the index shows, each on an object `key` may read: every row
+/// that may still change, oldest first, then the [`HISTORY`] most recently
+/// decided, newest first. The store picks them, a page at a time, so a
+/// queue's years of history are never read whole. Rows that cannot be
+/// read are reported among those pages.
+async fn index_rows(
+    shared: &Shared,
+    key: &ApiKey,
+) -> Result<(Vec<PendingAction>, Vec<StoreError>), Response> {
+    let unreadable_queue = |e: &ApprovalError| {
+        message_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The queue cannot be read",
+            &e.to_string(),
+        )
+    };
+    let live = shared
+        .queue
+        .list(&ListFilter {
+            terminal: Some(false),
+            ..ListFilter::default()
+        })
+        .map_err(|e| unreadable_queue(&e))?;
+    let mut unreadable = live.unreadable;
+    let mut rows = Vec::with_capacity(live.rows.len() + HISTORY);
+    let mut seen = HashSet::new();
+    let mut decided = 0;
+    let mut offset = 0;
+    let mut last_page = false;
+    let mut batch = live.rows;
+    loop {
+        for row in batch {
+            if decided == HISTORY {
+                break;
+            }
+            // A row decided between two pages can come twice.
+            if !seen.insert(row.id.clone()) {
+                continue;
+            }
+            match shared.may_read(key, row.object_name.as_deref()).await {
+                Ok(()) => {
+                    decided += usize::from(row.state.is_terminal());
+                    rows.push(row);
+                }
+                Err(crate::verify::Refusal::Forbidden(_)) => {}
+                Err(refusal) => {
+                    return Err(message_page(
+                        StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::BAD_GATEWAY),
+                        "Not allowed",
+                        refusal.message(),
+                    ));
+                }
+            }
+        }
+        if decided == HISTORY || last_page {
+            break;
+        }
+        let history = shared
+            .queue
+            .list(&ListFilter {
+                terminal: Some(true),
+                order: ListOrder::RecentlyChanged,
+                offset: Some(offset),
+                limit: Some(HISTORY),
+                ..ListFilter::default()
+            })
+            .map_err(|e| unreadable_queue(&e))?;
+        let read = history.rows.len() + history.unreadable.len();
+        offset += read;
+        last_page = read < HISTORY;
+        unreadable.extend(history.unreadable);
+        batch = history.rows;
+    }
+    Ok((rows, unreadable))
+}
+
 async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let (id, session, cookie) = match session_for_get(&shared, &headers) {
         Ok(s) => s,
@@ -521,33 +602,12 @@ async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respons
         );
     };
     let me = caller(key).actor_id();
-    let listing = match shared.queue.list(&ListFilter::default()) {
-        Ok(l) => l,
-        Err(e) => {
-            return message_page(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "The queue cannot be read",
-                &e.to_string(),
-            );
-        }
+    let (rows, unreadable) = match index_rows(&shared, key).await {
+        Ok(found) => found,
+        Err(page) => return page,
     };
-    // Only actions on objects the key may read are shown.
-    let mut rows = Vec::with_capacity(listing.rows.len());
-    for row in listing.rows {
-        match shared.may_read(key, row.object_name.as_deref()).await {
-            Ok(()) => rows.push(row),
-            Err(crate::verify::Refusal::Forbidden(_)) => {}
-            Err(refusal) => {
-                return message_page(
-                    StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::BAD_GATEWAY),
-                    "Not allowed",
-                    refusal.message(),
-                );
-            }
-        }
-    }
     let view = View::new(&shared, &me, &session.csrf);
-    let body = view.index(&rows, &listing.unreadable);
+    let body = view.index(&rows, &unreadable);
     with_cookie(
         html_response(
             StatusCode::OK,
@@ -995,11 +1055,7 @@ impl<'a> View<'a> {
         self.mine(row) && !self.shared.queue.allows_self_approval()
     }
 
-    fn index(
-        &self,
-        rows: &[PendingAction],
-        unreadable: &[objectstack_bridge::approval::StoreError],
-    ) -> String {
+    fn index(&self, rows: &[PendingAction], unreadable: &[StoreError]) -> String {
         let mut out = String::new();
         let pending: Vec<&PendingAction> =
             rows.iter().filter(|r| r.state == Row::Pending).collect();

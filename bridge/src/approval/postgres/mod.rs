@@ -56,7 +56,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, Row, Statement};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::store::{ApprovalStore, Cas, ListFilter, StoreError, Wake};
+use super::store::{ApprovalStore, Cas, ListFilter, StoreError, Wake, terminal_states_sql};
 use super::{PendingAction, State};
 use crate::actor::Actor;
 
@@ -1077,9 +1077,21 @@ impl ApprovalStore for PostgresStore {
             if let Some(c) = filter.conversation_id.clone() {
                 push("conversation_id =", Box::new(c));
             }
-            sql.push_str(" ORDER BY created_at, id");
+            if let Some(p) = filter.proposer_id.clone() {
+                // `->>` of a proposer that is not an object is NULL.
+                push("proposer ->> 'id' =", Box::new(p));
+            }
+            if let Some(terminal) = filter.terminal {
+                let not = if terminal { "" } else { "NOT " };
+                sql.push_str(&format!(" AND state {not}IN ({})", terminal_states_sql()));
+            }
+            sql.push_str(" ORDER BY ");
+            sql.push_str(filter.order.sql());
             if let Some(limit) = filter.limit {
                 sql.push_str(&format!(" LIMIT {}", to_i64(limit as u64)));
+            }
+            if let Some(offset) = filter.offset {
+                sql.push_str(&format!(" OFFSET {}", to_i64(offset as u64)));
             }
             let params: Vec<&(dyn ToSql + Sync)> = args
                 .iter()
