@@ -1,7 +1,8 @@
 //! The approval stores under executors: claims per second (claim and
 //! record the outcome, nothing dispatched) and approve-to-executed latency,
 //! on the SQLite file and on PostgreSQL, with 1 and 16 executors (each its
-//! own store, as separate hosts have).
+//! own store, as separate hosts have); and what the inbox and the model's
+//! lookup read from a queue with a long history.
 //!
 //! PostgreSQL runs when `OBJECTSTACK_TEST_POSTGRES_URL` names a server
 //! (`.ci/postgres.sh`); otherwise only SQLite is measured, and the bench
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use objectstack_bridge::approval::{
-    ApprovalQueue, ApprovalStore, OpenMode, Outcome, Proposal, QueueLocation,
+    ApprovalQueue, ApprovalStore, ListFilter, ListOrder, OpenMode, Outcome, Proposal, QueueLocation,
 };
 use objectstack_bridge::runtime::Actor;
 use serde_json::json;
@@ -107,6 +108,10 @@ fn open(location: &str) -> Arc<ApprovalQueue> {
 }
 
 fn propose(queue: &ApprovalQueue, n: usize) -> (String, String) {
+    propose_as(queue, n, "u1")
+}
+
+fn propose_as(queue: &ApprovalQueue, n: usize, proposer: &str) -> (String, String) {
     let row = queue
         .propose(Proposal {
             tool_name: TOOL.into(),
@@ -118,7 +123,7 @@ fn propose(queue: &ApprovalQueue, n: usize) -> (String, String) {
             message_id: None,
             tool_call_id: None,
             trace_id: None,
-            proposer: Actor::new("u1"),
+            proposer: Actor::new(proposer),
         })
         .unwrap()
         .action;
@@ -286,5 +291,71 @@ fn latency(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, claims, latency);
+/// Rows in the listing benches' queue: all decided but the last
+/// [`LIVE`], a tenth of them by a second proposer.
+const ROWS: usize = 3000;
+const LIVE: usize = 30;
+
+/// What the inbox and the model's lookup read from a queue with a long
+/// history: every row (what both read before the store could page), the
+/// rows that may still change plus one 100-row page of history (the inbox
+/// now), and one proposer's 20 newest (the lookup now).
+fn listings(c: &mut Criterion) {
+    let mut group = c.benchmark_group("approval_store/list");
+    group.sample_size(20);
+    for kind in ["sqlite", "postgres"] {
+        let Some(queue) = fresh(kind, 200) else {
+            continue;
+        };
+        let q = open(&queue.location);
+        for n in 0..ROWS {
+            let (id, _) = if n % 10 == 0 {
+                propose_as(&q, n, "u2")
+            } else {
+                propose(&q, n)
+            };
+            if n < ROWS - LIVE {
+                q.reject(&id, "alice", Some("no")).unwrap();
+            }
+        }
+        group.bench_function(format!("{kind}/everything"), |b| {
+            b.iter(|| q.list(&ListFilter::default()).unwrap().rows.len());
+        });
+        group.bench_function(format!("{kind}/inbox"), |b| {
+            b.iter(|| {
+                let live = q
+                    .list(&ListFilter {
+                        terminal: Some(false),
+                        ..ListFilter::default()
+                    })
+                    .unwrap();
+                let history = q
+                    .list(&ListFilter {
+                        terminal: Some(true),
+                        order: ListOrder::RecentlyChanged,
+                        limit: Some(100),
+                        ..ListFilter::default()
+                    })
+                    .unwrap();
+                live.rows.len() + history.rows.len()
+            });
+        });
+        group.bench_function(format!("{kind}/lookup"), |b| {
+            b.iter(|| {
+                q.list(&ListFilter {
+                    proposer_id: Some("u2".into()),
+                    order: ListOrder::NewestFirst,
+                    limit: Some(20),
+                    ..ListFilter::default()
+                })
+                .unwrap()
+                .rows
+                .len()
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, claims, latency, listings);
 criterion_main!(benches);

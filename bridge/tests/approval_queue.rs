@@ -415,6 +415,66 @@ fn refused_files_are_left_untouched() {
     );
 }
 
+/// The names of the file's indexes, and how SQLite plans `sql`.
+fn indexes_and_plan(path: &Path, sql: &str) -> (Vec<String>, String) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let mut names: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'pending_actions_by_%'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    names.sort();
+    let plan: Vec<String> = conn
+        .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+        .unwrap()
+        .query_map([], |r| r.get::<_, String>(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    (names, plan.join("; "))
+}
+
+#[test]
+fn a_file_gains_the_listing_indexes_and_histories_stop_at_their_limit() {
+    let dir = scratch_dir("indexes");
+    let path = dir.join("q.db");
+    let q = sqlite_queue(&path);
+    let p = q.propose(proposal(Some("tc"), 1)).unwrap().action;
+    q.reject(&p.id, "bob", None).unwrap();
+    drop(q);
+    let history = "SELECT id FROM pending_actions WHERE +state IN ('rejected') \
+                   ORDER BY state_at DESC, id DESC LIMIT 100";
+    let (names, plan) = indexes_and_plan(&path, history);
+    assert_eq!(
+        names,
+        [
+            "pending_actions_by_change",
+            "pending_actions_by_creation",
+            "pending_actions_by_state"
+        ]
+    );
+    // The history walks the change index and stops: no sort of the queue.
+    assert!(plan.contains("pending_actions_by_change"), "{plan}");
+    assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    // A file an older build wrote has neither index: a read-only open
+    // reads it as it is, and the next write open adds them.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "DROP INDEX pending_actions_by_change; DROP INDEX pending_actions_by_creation;",
+        )
+        .unwrap();
+    let reader = ApprovalQueue::new(Arc::new(SqliteStore::open_read_only(&path).unwrap()));
+    assert_eq!(reader.list(&ListFilter::default()).unwrap().rows.len(), 1);
+    drop(reader);
+    assert_eq!(indexes_and_plan(&path, "SELECT 1").0.len(), 1);
+    let q = sqlite_queue(&path);
+    assert_eq!(q.get(&p.id).unwrap().state, State::Rejected);
+    assert_eq!(indexes_and_plan(&path, "SELECT 1").0.len(), 3);
+}
+
 #[test]
 fn the_file_itself_refuses_illegal_changes() {
     let dir = scratch_dir("triggers");

@@ -368,6 +368,61 @@ fn orders(f: &Fixture) {
     );
 }
 
+/// PostgreSQL's listing indexes: a write open adds them; a role that may
+/// write rows but does not own the table still opens the queue (without
+/// them), and the owner's next open adds them back.
+#[cfg(feature = "postgres")]
+#[test]
+fn postgres_writers_add_the_listing_indexes_when_they_may() {
+    let Some(f) = Fixture::postgres("indexes") else {
+        return;
+    };
+    let url = std::env::var(stores::URL_VAR).unwrap();
+    let schema = f.schema().unwrap().to_owned();
+    drop(f.open());
+    let count = || {
+        stores::pg::value(
+            &url,
+            &format!(
+                "SELECT count(*) FROM pg_indexes WHERE schemaname = '{schema}' AND indexname IN \
+                 ('pending_actions_by_change', 'pending_actions_by_creation', \
+                 'pending_actions_by_proposer')"
+            ),
+        )
+    };
+    assert_eq!(count(), "3");
+    let role = format!("dml_{schema}");
+    f.raw(&format!(
+        "DROP INDEX pending_actions_by_change, pending_actions_by_creation, \
+         pending_actions_by_proposer; CREATE ROLE {role} LOGIN; \
+         GRANT USAGE ON SCHEMA {schema} TO {role}; \
+         GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA {schema} TO {role};"
+    ))
+    .unwrap();
+    let as_role = f
+        .location
+        .replacen("://postgres@", &format!("://{role}@"), 1);
+    assert_ne!(as_role, f.location, "the test server's URL names its user");
+    let q = ApprovalQueue::new(open_location(&as_role));
+    let id = q.propose(proposal(1, &archive_sha256())).unwrap().action.id;
+    let mine = q
+        .list(&ListFilter {
+            proposer_id: Some("u1".into()),
+            order: ListOrder::NewestFirst,
+            limit: Some(20),
+            ..ListFilter::default()
+        })
+        .unwrap();
+    assert_eq!(mine.rows.len(), 1);
+    assert_eq!(mine.rows[0].id, id);
+    drop(q);
+    assert_eq!(count(), "0");
+    drop(f.open());
+    assert_eq!(count(), "3");
+    f.raw(&format!("DROP OWNED BY {role}; DROP ROLE {role};"))
+        .unwrap();
+}
+
 // ---------------------------------------------------------------- contract
 
 fn contract(f: &Fixture) {

@@ -153,6 +153,34 @@ fn list_shows_every_action_oldest_first() {
     ))
     .unwrap();
     assert_eq!(limited["pendingActions"].as_array().unwrap().len(), 2);
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["--format", "json", "list"];
+        all.extend_from_slice(args);
+        let json: Value = serde_json::from_str(&text(&run(&f.db, &all), 0)).unwrap();
+        json["pendingActions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        ids(&["--order", "newest", "--limit", "2"]),
+        [f.rows[3].id.clone(), f.rows[2].id.clone()]
+    );
+    // The two decided since they were proposed come first.
+    let mut changed = ids(&["--order", "changed", "--limit", "2"]);
+    changed.sort();
+    let mut decided = vec![f.rows[1].id.clone(), f.rows[3].id.clone()];
+    decided.sort();
+    assert_eq!(changed, decided);
+    let bad = run(&f.db, &["list", "--order", "sideways"]);
+    let err = String::from_utf8_lossy(&bad.stderr).into_owned();
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--order must be oldest, newest or changed"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -29,6 +29,10 @@
 //!   `pending -> approved` transition, a trigger refuses any other change)
 //!   and `expires_at` (the deadline, immutable like what was proposed).
 //!
+//! Indexes come without a version (they change no reader): every write
+//! open adds the ones missing, so a file an older build wrote gains them
+//! and an older build still opens the file.
+//!
 //! A file is upgraded by the first *write* open (the host, or an
 //! `approvals` command that decides), in one transaction; a read-only open
 //! reads every version as it is. Rows from version 1 keep
@@ -43,7 +47,7 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior};
 use serde_json::{Map, Value};
 
-use super::store::{ApprovalStore, Cas, ListFilter, StoreError, terminal_states_sql};
+use super::store::{ApprovalStore, Cas, ListFilter, ListOrder, StoreError, states_sql};
 use super::{PendingAction, State};
 use crate::actor::Actor;
 
@@ -88,6 +92,17 @@ CREATE TABLE pending_actions (
     expires_at      INTEGER
 );
 CREATE INDEX pending_actions_by_state ON pending_actions (state, created_at, id);
+";
+
+/// Indexes that change no reader, so they come without a schema version:
+/// every write open adds the missing ones (a file an older build wrote,
+/// or one upgraded from an older version). They let a listing in an
+/// order stop after its limit instead of sorting the whole queue:
+/// `by_change` serves a history (the most recently changed rows first),
+/// `by_creation` the newest rows first (the model's lookup).
+const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS pending_actions_by_change ON pending_actions (state_at, id);
+CREATE INDEX IF NOT EXISTS pending_actions_by_creation ON pending_actions (created_at, id);
 ";
 
 /// The guards of schema version 3 (versions 1 and 2 had the first three,
@@ -623,6 +638,7 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
             });
         }
         if version == SCHEMA_VERSION {
+            tx.execute_batch(INDEXES).map_err(|e| backend(op, &e))?;
             return tx.commit().map_err(|e| backend(op, &e));
         }
         if version == 1 || version == 2 {
@@ -630,6 +646,7 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
                 upgrade_from_1(&tx)?;
             }
             upgrade_from_2(&tx)?;
+            tx.execute_batch(INDEXES).map_err(|e| backend(op, &e))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(|e| backend(op, &e))?;
             return tx.commit().map_err(|e| backend(op, &e));
@@ -659,6 +676,7 @@ fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreE
         });
     }
     tx.execute_batch(TABLE).map_err(|e| backend(op, &e))?;
+    tx.execute_batch(INDEXES).map_err(|e| backend(op, &e))?;
     tx.execute_batch(TRIGGERS).map_err(|e| backend(op, &e))?;
     tx.pragma_update(None, "application_id", APPLICATION_ID)
         .map_err(|e| backend(op, &e))?;
@@ -982,8 +1000,15 @@ impl ApprovalStore for SqliteStore {
             );
         }
         if let Some(terminal) = filter.terminal {
-            let not = if terminal { "" } else { "NOT " };
-            sql.push_str(&format!(" AND state {not}IN ({})", terminal_states_sql()));
+            // In another order than the oldest first, the order's index
+            // should drive the scan (stopping at the limit) rather than
+            // the state index and a sort of every match: `+state` keeps
+            // SQLite's planner, which has no statistics, off the latter.
+            let column = match filter.order {
+                ListOrder::OldestFirst => "state",
+                ListOrder::NewestFirst | ListOrder::RecentlyChanged => "+state",
+            };
+            sql.push_str(&format!(" AND {column} IN ({})", states_sql(terminal)));
         }
         sql.push_str(" ORDER BY ");
         sql.push_str(filter.order.sql());

@@ -194,12 +194,14 @@ impl ListOrder {
     }
 }
 
-/// The SQL list of the terminal states, quoted: `'rejected', ...`.
+/// The SQL list of the terminal states (`terminal`) or of the others,
+/// quoted: `'rejected', ...`. Always a positive list, so the stores'
+/// `(state, created_at, id)` index serves either.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) fn terminal_states_sql() -> String {
+pub(crate) fn states_sql(terminal: bool) -> String {
     State::ALL
         .iter()
-        .filter(|s| s.is_terminal())
+        .filter(|s| s.is_terminal() == terminal)
         .map(|s| format!("'{}'", s.as_str()))
         .collect::<Vec<_>>()
         .join(", ")

@@ -131,6 +131,12 @@ impl Fixture {
         }
     }
 
+    /// The fixture's own PostgreSQL schema.
+    #[cfg(feature = "postgres")]
+    pub(crate) fn schema(&self) -> Option<&str> {
+        self.schema.as_deref()
+    }
+
     /// A scratch directory of the test's own (ledgers, id lists).
     pub(crate) fn dir(&self) -> &std::path::Path {
         &self.scratch

@@ -1,7 +1,7 @@
 //! `objectstack-ai approvals`: operate the human-approval queue.
 //!
 //! ```text
-//! objectstack-ai approvals --db FILE list [--state S] [--limit N]
+//! objectstack-ai approvals --db FILE list [--state S] [--limit N] [--order oldest|newest|changed]
 //! objectstack-ai approvals --db FILE show ID
 //! objectstack-ai approvals --db FILE approve ID --by WHO [--input-sha256 HASH]
 //! objectstack-ai approvals --db FILE reject ID --by WHO [--reason TEXT]
@@ -45,7 +45,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, EXPIRY_DECIDER, ListFilter, OpenMode, PendingAction,
+    ApprovalError, ApprovalQueue, EXPIRY_DECIDER, ListFilter, ListOrder, OpenMode, PendingAction,
     QueueLocation, Resolution, State, StoreError, format_timestamp,
 };
 use objectstack_bridge::redact;
@@ -79,7 +79,7 @@ enum Format {
 
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
-    /// List pending actions, oldest first.
+    /// List pending actions, oldest first (or as `--order` says).
     ///
     /// Reads only: the file is opened read-only, nothing is created beside
     /// it, no write lock is taken and an older schema is not upgraded, so
@@ -94,6 +94,10 @@ enum Sub {
         /// At most this many.
         #[arg(long)]
         limit: Option<u64>,
+        /// The order: oldest (the default) or newest, by when each was
+        /// proposed, or changed: the most recently decided or run first.
+        #[arg(long, value_name = "ORDER")]
+        order: Option<String>,
     },
     /// Show one pending action in full, with the input and its SHA-256.
     ///
@@ -181,6 +185,7 @@ enum ResolveAs {
 struct Values {
     state: Option<State>,
     limit: Option<usize>,
+    order: ListOrder,
     older_than: Duration,
 }
 
@@ -188,7 +193,21 @@ impl Values {
     fn of(command: &Sub) -> Result<Values, String> {
         let mut values = Values::default();
         match command {
-            Sub::List { state, limit } => {
+            Sub::List {
+                state,
+                limit,
+                order,
+            } => {
+                values.order = match order.as_deref() {
+                    None | Some("oldest") => ListOrder::OldestFirst,
+                    Some("newest") => ListOrder::NewestFirst,
+                    Some("changed") => ListOrder::RecentlyChanged,
+                    Some(other) => {
+                        return Err(format!(
+                            "--order must be oldest, newest or changed, not `{other}`"
+                        ));
+                    }
+                };
                 values.state = state
                     .as_deref()
                     .map(|s| parse_state(s).map_err(|e| format!("--state: {e}")))
@@ -311,7 +330,17 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // and the exit code says the queue needs attention.
     let mut unreadable = 0usize;
     let outcome = match args.command {
-        Sub::List { .. } => list(&queue, values.state, values.limit, json, &mut unreadable),
+        Sub::List { .. } => list(
+            &queue,
+            &ListFilter {
+                state: values.state,
+                limit: values.limit,
+                order: values.order,
+                ..ListFilter::default()
+            },
+            json,
+            &mut unreadable,
+        ),
         Sub::Show { id } => queue
             .get(&id)
             .map(|row| if json { to_json(&row) } else { show(&row) }),
@@ -504,16 +533,11 @@ fn store_error_json(e: &StoreError) -> (&'static str, Value) {
 /// without hiding the others.
 fn list(
     queue: &ApprovalQueue,
-    state: Option<State>,
-    limit: Option<usize>,
+    filter: &ListFilter,
     json: bool,
     unreadable: &mut usize,
 ) -> Result<String, ApprovalError> {
-    let listing = queue.list(&ListFilter {
-        state,
-        limit,
-        ..ListFilter::default()
-    })?;
+    let listing = queue.list(filter)?;
     *unreadable = listing.unreadable.len();
     let rows = listing.rows;
     if json {
@@ -543,7 +567,7 @@ fn list(
         return Ok("no readable pending actions\n".to_owned());
     }
     if rows.is_empty() {
-        return Ok(match state {
+        return Ok(match filter.state {
             Some(s) => format!("no pending actions in state {s}\n"),
             None => "no pending actions\n".to_owned(),
         });

@@ -56,7 +56,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, Row, Statement};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::store::{ApprovalStore, Cas, ListFilter, StoreError, Wake, terminal_states_sql};
+use super::store::{ApprovalStore, Cas, ListFilter, StoreError, Wake, states_sql};
 use super::{PendingAction, State};
 use crate::actor::Actor;
 
@@ -630,6 +630,9 @@ async fn migrate(client: &Client, shown: &str, options: &PostgresOptions) -> Res
         }));
     }
     if version == schema::CURRENT {
+        if !options.read_only {
+            add_indexes(client).await?;
+        }
         return Ok(());
     }
     if version == 0 && (options.read_only || !options.create) {
@@ -665,7 +668,26 @@ async fn migrate(client: &Client, shown: &str, options: &PostgresOptions) -> Res
             )
             .await?;
     }
-    Ok(())
+    add_indexes(client).await
+}
+
+/// Adds the listing indexes ([`schema::INDEXES`]) that are missing, inside
+/// the migration's transaction. A role that may not create them (it does
+/// not own the table) still opens the queue, without them: a savepoint
+/// keeps the refusal from aborting the transaction.
+async fn add_indexes(client: &Client) -> Result<(), Fail> {
+    client
+        .batch_execute("SAVEPOINT objectstack_indexes")
+        .await?;
+    match client.batch_execute(schema::INDEXES).await {
+        Ok(()) => Ok(client
+            .batch_execute("RELEASE SAVEPOINT objectstack_indexes")
+            .await?),
+        Err(e) if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => Ok(client
+            .batch_execute("ROLLBACK TO SAVEPOINT objectstack_indexes")
+            .await?),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Listens for approvals until the runtime stops, reconnecting with a
@@ -1082,8 +1104,7 @@ impl ApprovalStore for PostgresStore {
                 push("proposer ->> 'id' =", Box::new(p));
             }
             if let Some(terminal) = filter.terminal {
-                let not = if terminal { "" } else { "NOT " };
-                sql.push_str(&format!(" AND state {not}IN ({})", terminal_states_sql()));
+                sql.push_str(&format!(" AND state IN ({})", states_sql(terminal)));
             }
             sql.push_str(" ORDER BY ");
             sql.push_str(filter.order.sql());

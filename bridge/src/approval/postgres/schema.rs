@@ -23,6 +23,18 @@ pub(super) const MIGRATION_LOCK: i64 = 0x4F53_4151_0000_0001;
 /// The channel approvals are announced on (`NOTIFY`, payload: the id).
 pub(super) const CHANNEL: &str = "objectstack_approvals";
 
+/// Indexes that change no reader, so they come without a version: every
+/// write open adds the missing ones, and an older build ignores them. They
+/// let a listing in an order stop after its limit instead of sorting every
+/// row: a history (most recently changed first), the newest rows first,
+/// and one proposer's newest (the model's lookup).
+pub(super) const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS pending_actions_by_change ON pending_actions (state_at, id);
+CREATE INDEX IF NOT EXISTS pending_actions_by_creation ON pending_actions (created_at, id);
+CREATE INDEX IF NOT EXISTS pending_actions_by_proposer
+    ON pending_actions ((proposer ->> 'id'), created_at, id);
+";
+
 /// Migration `n` is `MIGRATIONS[n - 1]`.
 pub(super) const MIGRATIONS: &[&str] = &[V1, V2];
 
