@@ -318,6 +318,11 @@ fn listings(c: &mut Criterion) {
                 q.reject(&id, "alice", Some("no")).unwrap();
             }
         }
+        // The statistics autovacuum keeps on a live database; without
+        // them the planner sorts where an index would stop at the limit.
+        if let Cleanup::Schema(url, schema) = &queue._cleanup {
+            sql(url, &format!("ANALYZE {schema}.pending_actions"));
+        }
         group.bench_function(format!("{kind}/everything"), |b| {
             b.iter(|| q.list(&ListFilter::default()).unwrap().rows.len());
         });
