@@ -17,6 +17,7 @@ pub mod ai_tool_binding_relaxes_confirmation;
 pub mod ai_tool_binding_unexposed;
 pub mod ai_tool_binding_unresolved;
 pub mod ai_tool_binding_widens;
+pub mod ai_tool_parameters_malformed;
 pub mod ai_tool_record_inert;
 pub mod ai_tool_record_shadows_platform;
 
@@ -31,6 +32,7 @@ pub static RULES: &[&Rule] = &[
     &ai_tool_binding_unresolved::RULE,
     &ai_tool_binding_unexposed::RULE,
     &ai_tool_binding_widens::RULE,
+    &ai_tool_parameters_malformed::RULE,
     &ai_tool_binding_relaxes_confirmation::RULE,
     &ai_skill_tool_superseded::RULE,
     &ai_agent_skill_unresolved::RULE,
