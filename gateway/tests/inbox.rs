@@ -826,7 +826,7 @@ async fn the_server_decides_who_signs_in_and_what_they_see() {
 }
 
 #[tokio::test]
-async fn the_history_shows_the_newest_hundred_decisions_the_key_may_read() {
+async fn the_history_shows_the_decisions_the_key_may_read_a_hundred_at_a_time() {
     const CAROL: &str = "osk_carol_no_tickets";
     let fake = helpdesk().await;
     fake.deny(CAROL, "support_ticket");
@@ -867,6 +867,21 @@ async fn the_history_shows_the_newest_hundred_decisions_the_key_may_read() {
     for (n, id) in decided.iter().enumerate() {
         assert_eq!(linked(&page.body, id), n >= 3, "decision {n}");
     }
+    let older = "href=\"/approvals/ui?history=2#history\"";
+    let newer = "href=\"/approvals/ui?history=1#history\"";
+    assert!(page.body.contains(older) && !page.body.contains(newer));
+    // The next page: the three oldest decisions, and what still waits.
+    let page = bob.get("/approvals/ui?history=2").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(linked(&page.body, &waiting));
+    for (n, id) in decided.iter().enumerate() {
+        assert_eq!(linked(&page.body, id), n < 3, "decision {n} on page 2");
+    }
+    assert!(page.body.contains(newer) && !page.body.contains("history=3"));
+    for bad in ["0", "two", "-1"] {
+        let page = bob.get(&format!("/approvals/ui?history={bad}")).await;
+        assert_eq!(page.status, 400, "{bad}: {}", page.body);
+    }
     // A key that may not read tickets: its newest readable decisions lie
     // past a whole page of tickets, and are found there.
     let mut carol = Browser::new(&running);
@@ -875,5 +890,6 @@ async fn the_history_shows_the_newest_hundred_decisions_the_key_may_read() {
     for (n, id) in decided.iter().enumerate() {
         assert_eq!(linked(&page.body, id), n < 2, "decision {n}");
     }
+    assert!(!page.body.contains("history=2"), "{}", page.body);
     running.stop().await;
 }

@@ -31,7 +31,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -513,15 +513,23 @@ fn sign_in_page(session: &session::Session, flash: Option<(bool, String)>) -> St
 /// How many decided actions the index's history shows.
 const HISTORY: usize = 100;
 
+/// What the index shows.
+struct IndexRows {
+    /// Every row that may still change, oldest first, then one page of the
+    /// history, newest first; each on an object the key may read.
+    rows: Vec<PendingAction>,
+    /// Rows among those read that cannot be read back.
+    unreadable: Vec<StoreError>,
+    /// Whether older decisions follow this history page.
+    older: bool,
+}
+
 /// The rows the index shows, each on an object `key` may read: every row
-/// that may still change, oldest first, then the [`HISTORY`] most recently
-/// decided, newest first. The store picks them, a page at a time, so a
-/// queue's years of history are never read whole. Rows that cannot be
-/// read are reported among those pages.
-async fn index_rows(
-    shared: &Shared,
-    key: &ApiKey,
-) -> Result<(Vec<PendingAction>, Vec<StoreError>), Response> {
+/// that may still change, oldest first, then the `page`-th [`HISTORY`] of
+/// decided rows (from 1), most recently decided first. The store picks
+/// them, a page at a time, so a queue's years of history are never read
+/// whole. Rows that cannot be read are reported among those pages.
+async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexRows, Response> {
     let unreadable_queue = |e: &ApprovalError| {
         message_page(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -536,26 +544,35 @@ async fn index_rows(
             ..ListFilter::default()
         })
         .map_err(|e| unreadable_queue(&e))?;
-    let mut unreadable = live.unreadable;
-    let mut rows = Vec::with_capacity(live.rows.len() + HISTORY);
+    let skip = page.saturating_sub(1).saturating_mul(HISTORY);
+    let mut found = IndexRows {
+        unreadable: live.unreadable,
+        rows: Vec::with_capacity(live.rows.len() + HISTORY),
+        older: false,
+    };
     let mut seen = HashSet::new();
+    // Readable decided rows met so far, the skipped pages' included.
     let mut decided = 0;
     let mut offset = 0;
     let mut last_page = false;
     let mut batch = live.rows;
     loop {
         for row in batch {
-            if decided == HISTORY {
-                break;
-            }
             // A row decided between two pages can come twice.
             if !seen.insert(row.id.clone()) {
                 continue;
             }
             match shared.may_read(key, row.object_name.as_deref()).await {
+                Ok(()) if !row.state.is_terminal() => found.rows.push(row),
                 Ok(()) => {
-                    decided += usize::from(row.state.is_terminal());
-                    rows.push(row);
+                    decided += 1;
+                    if decided > skip + HISTORY {
+                        found.older = true;
+                        break;
+                    }
+                    if decided > skip {
+                        found.rows.push(row);
+                    }
                 }
                 Err(crate::verify::Refusal::Forbidden(_)) => {}
                 Err(refusal) => {
@@ -567,7 +584,7 @@ async fn index_rows(
                 }
             }
         }
-        if decided == HISTORY || last_page {
+        if found.older || last_page {
             break;
         }
         let history = shared
@@ -583,13 +600,33 @@ async fn index_rows(
         let read = history.rows.len() + history.unreadable.len();
         offset += read;
         last_page = read < HISTORY;
-        unreadable.extend(history.unreadable);
+        found.unreadable.extend(history.unreadable);
         batch = history.rows;
     }
-    Ok((rows, unreadable))
+    Ok(found)
 }
 
-async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+#[derive(Debug, serde::Deserialize)]
+struct IndexQuery {
+    history: Option<String>,
+}
+
+async fn index(
+    State(shared): State<Arc<Shared>>,
+    Query(query): Query<IndexQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let page = match query.history.as_deref().map(str::parse::<usize>) {
+        None => 1,
+        Some(Ok(n)) if n >= 1 => n,
+        Some(_) => {
+            return message_page(
+                StatusCode::BAD_REQUEST,
+                "No such page",
+                "`history` is the page of decisions to show: a whole number from 1.",
+            );
+        }
+    };
     let (id, session, cookie) = match session_for_get(&shared, &headers) {
         Ok(s) => s,
         Err(r) => return *r,
@@ -602,12 +639,12 @@ async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respons
         );
     };
     let me = caller(key).actor_id();
-    let (rows, unreadable) = match index_rows(&shared, key).await {
+    let found = match index_rows(&shared, key, page).await {
         Ok(found) => found,
-        Err(page) => return page,
+        Err(refused) => return refused,
     };
     let view = View::new(&shared, &me, &session.csrf);
-    let body = view.index(&rows, &unreadable);
+    let body = view.index(&found, page);
     with_cookie(
         html_response(
             StatusCode::OK,
@@ -1055,7 +1092,8 @@ impl<'a> View<'a> {
         self.mine(row) && !self.shared.queue.allows_self_approval()
     }
 
-    fn index(&self, rows: &[PendingAction], unreadable: &[StoreError]) -> String {
+    fn index(&self, found: &IndexRows, page: usize) -> String {
+        let (rows, unreadable) = (&found.rows, &found.unreadable);
         let mut out = String::new();
         let pending: Vec<&PendingAction> =
             rows.iter().filter(|r| r.state == Row::Pending).collect();
@@ -1147,6 +1185,22 @@ impl<'a> View<'a> {
                 ));
             }
             out.push_str("</tbody></table>\n");
+        }
+        if page > 1 || found.older {
+            out.push_str("<nav aria-label=\"History pages\"><ul class=\"sections\">");
+            if page > 1 {
+                out.push_str(&format!(
+                    "<li><a href=\"/approvals/ui?history={}#history\" rel=\"prev\">Newer decisions</a></li>",
+                    page - 1
+                ));
+            }
+            if found.older {
+                out.push_str(&format!(
+                    "<li><a href=\"/approvals/ui?history={}#history\" rel=\"next\">Older decisions</a></li>",
+                    page + 1
+                ));
+            }
+            out.push_str("</ul></nav>\n");
         }
         out.push_str("</section>\n");
         for problem in unreadable {
