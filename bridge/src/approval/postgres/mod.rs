@@ -676,6 +676,16 @@ async fn migrate(client: &Client, shown: &str, options: &PostgresOptions) -> Res
 /// not own the table) still opens the queue, without them: a savepoint
 /// keeps the refusal from aborting the transaction.
 async fn add_indexes(client: &Client) -> Result<(), Fail> {
+    // `CREATE INDEX IF NOT EXISTS` locks the table against writes even when
+    // the index is there, so every gateway's start would wait on the
+    // others' writes: look first.
+    let present: bool = client
+        .query_one(schema::INDEXES_PRESENT, &[])
+        .await?
+        .try_get(0)?;
+    if present {
+        return Ok(());
+    }
     client
         .batch_execute("SAVEPOINT objectstack_indexes")
         .await?;

@@ -35,6 +35,12 @@ CREATE INDEX IF NOT EXISTS pending_actions_by_proposer
     ON pending_actions ((proposer ->> 'id'), created_at, id);
 ";
 
+/// Whether every index of [`INDEXES`] is there (on the search path, as the
+/// table is found).
+pub(super) const INDEXES_PRESENT: &str = "SELECT to_regclass('pending_actions_by_change') IS NOT NULL \
+    AND to_regclass('pending_actions_by_creation') IS NOT NULL \
+    AND to_regclass('pending_actions_by_proposer') IS NOT NULL";
+
 /// Migration `n` is `MIGRATIONS[n - 1]`.
 pub(super) const MIGRATIONS: &[&str] = &[V1, V2];
 
