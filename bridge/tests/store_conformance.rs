@@ -417,6 +417,13 @@ fn postgres_writers_add_the_listing_indexes_when_they_may() {
     assert_eq!(mine.rows[0].id, id);
     drop(q);
     assert_eq!(count(), "0");
+    // A session that may not write at all opens for writing too (and
+    // refuses the writes themselves), without adding them.
+    let read_only = format!("{}%20-cdefault_transaction_read_only%3Don", f.location);
+    let q = ApprovalQueue::new(open_location(&read_only));
+    assert_eq!(q.list(&ListFilter::default()).unwrap().rows.len(), 1);
+    drop(q);
+    assert_eq!(count(), "0");
     drop(f.open());
     assert_eq!(count(), "3");
     f.raw(&format!("DROP OWNED BY {role}; DROP ROLE {role};"))

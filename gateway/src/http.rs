@@ -189,6 +189,9 @@ struct ListQuery {
 /// The most rows one `GET /approvals?limit=N` may ask for.
 const MAX_LIST_LIMIT: usize = 1000;
 
+/// The fewest rows `GET /approvals?limit=N` reads from the store at once.
+const LIST_PAGE: usize = 100;
+
 /// What `GET /approvals` reads: the filter from the query, and how many
 /// readable rows to return (all of them without `limit`).
 fn list_request(query: &ListQuery) -> Result<(ListFilter, Option<usize>), String> {
@@ -236,11 +239,16 @@ async fn list(
         Ok(request) => request,
         Err(message) => return error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &message),
     };
-    // With a limit the store is read a page at a time, until that many
-    // rows the caller may read are found: the rest of the queue is not
-    // read. Without one, every matching row is.
-    filter.limit = limit;
-    let mut rows = Vec::new();
+    // With a limit the store is read a page at a time (at least
+    // `LIST_PAGE` rows, so a small limit over rows the caller may not read
+    // costs few queries), until that many rows the caller may read are
+    // found: the rest of the queue is not read. Without one, every
+    // matching row is. A row that changes between two pages can come
+    // twice; it is shown once.
+    let page = limit.map(|n| n.max(LIST_PAGE));
+    filter.limit = page;
+    let mut rows: Vec<objectstack_bridge::approval::PendingAction> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut unreadable = Vec::new();
     let mut offset = 0;
     loop {
@@ -256,14 +264,17 @@ async fn list(
             if limit.is_some_and(|n| rows.len() == n) {
                 break;
             }
+            if !seen.insert(row.id.clone()) {
+                continue;
+            }
             match may_read(&shared, &caller, row.object_name.as_deref()).await {
                 Ok(()) => rows.push(row),
                 Err(Refusal::Forbidden(_)) => {}
                 Err(refusal) => return refused(&refusal),
             }
         }
-        match limit {
-            Some(n) if rows.len() < n && read == n => {}
+        match (limit, page) {
+            (Some(n), Some(page)) if rows.len() < n && read == page => {}
             _ => break,
         }
     }

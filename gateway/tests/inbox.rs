@@ -878,7 +878,22 @@ async fn the_history_shows_the_decisions_the_key_may_read_a_hundred_at_a_time() 
         assert_eq!(linked(&page.body, id), n < 3, "decision {n} on page 2");
     }
     assert!(page.body.contains(newer) && !page.body.contains("history=3"));
-    for bad in ["0", "two", "-1"] {
+    let far = bob.get("/approvals/ui?history=1000000").await;
+    assert_eq!(far.status, 200);
+    assert!(
+        far.body.contains("No decisions this far back"),
+        "{}",
+        far.body
+    );
+    assert!(!far.body.contains("history=1000001"), "{}", far.body);
+    for bad in [
+        "0",
+        "two",
+        "-1",
+        "1000001",
+        "184467440737095517",
+        "18446744073709551615",
+    ] {
         let page = bob.get(&format!("/approvals/ui?history={bad}")).await;
         assert_eq!(page.status, 400, "{bad}: {}", page.body);
     }

@@ -269,7 +269,7 @@ impl ApprovalQueue {
             .ok_or_else(|| ApprovalError::NotFound { id: id.to_owned() })
     }
 
-    /// Pending actions matching `filter`, oldest first, and the rows among
+    /// Pending actions matching `filter`, in its order, and the rows among
     /// them that cannot be read back (each named, in [`Listing::unreadable`]):
     /// a damaged row does not hide the others.
     pub fn list(&self, filter: &ListFilter) -> Result<Listing, ApprovalError> {
@@ -283,7 +283,7 @@ impl ApprovalQueue {
         Ok(listing)
     }
 
-    /// The readable rows matching `filter`, oldest first; rows that cannot
+    /// The readable rows matching `filter`, in its order; rows that cannot
     /// be read cannot change state either, so sweeps pass over them (they
     /// show in [`ApprovalQueue::list`]).
     fn readable(&self, filter: &ListFilter) -> Result<Vec<PendingAction>, ApprovalError> {

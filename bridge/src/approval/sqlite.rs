@@ -618,6 +618,62 @@ fn read_error(path: &str, op: &'static str, e: &rusqlite::Error) -> StoreError {
     }
 }
 
+/// The `SELECT` of [`ApprovalStore::list`] over `columns`, and its
+/// arguments.
+fn list_sql(columns: &str, filter: &ListFilter) -> (String, Vec<rusqlite::types::Value>) {
+    let mut sql = format!("SELECT {} FROM pending_actions WHERE 1 = 1", columns);
+    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    let mut push = |clause: &str, value: rusqlite::types::Value| {
+        args.push(value);
+        sql.push_str(&format!(" AND {clause} ?{}", args.len()));
+    };
+    if let Some(state) = filter.state {
+        push("state =", state.as_str().to_owned().into());
+    }
+    if let Some(t) = filter.created_before {
+        push("created_at <", t.into());
+    }
+    if let Some(t) = filter.lease_expired_at {
+        push("lease_until <=", t.into());
+    }
+    if let Some(tool) = &filter.tool_name {
+        push("tool_name =", tool.clone().into());
+    }
+    if let Some(c) = &filter.conversation_id {
+        push("conversation_id =", c.clone().into());
+    }
+    if let Some(p) = &filter.proposer_id {
+        // A damaged proposer is not JSON, and `json_extract` would fail
+        // the whole listing on it; such a row passes no proposer filter.
+        push(
+            "CASE WHEN json_valid(proposer) THEN json_extract(proposer, '$.id') END =",
+            p.clone().into(),
+        );
+    }
+    if let Some(terminal) = filter.terminal {
+        // In another order than the oldest first, the order's index
+        // should drive the scan (stopping at the limit) rather than
+        // the state index and a sort of every match: `+state` keeps
+        // SQLite's planner, which has no statistics, off the latter.
+        let column = match filter.order {
+            ListOrder::OldestFirst => "state",
+            ListOrder::NewestFirst | ListOrder::RecentlyChanged => "+state",
+        };
+        sql.push_str(&format!(" AND {column} IN ({})", states_sql(terminal)));
+    }
+    sql.push_str(" ORDER BY ");
+    sql.push_str(filter.order.sql());
+    // SQLite takes an OFFSET only after a LIMIT; -1 is none.
+    if filter.limit.is_some() || filter.offset.is_some() {
+        let limit = filter.limit.map_or(-1, |l| to_i64(l as u64));
+        sql.push_str(&format!(" LIMIT {limit}"));
+    }
+    if let Some(offset) = filter.offset {
+        sql.push_str(&format!(" OFFSET {}", to_i64(offset as u64)));
+    }
+    (sql, args)
+}
+
 fn migrate(conn: &mut Connection, path: &str, create: bool) -> Result<(), StoreError> {
     let op = "preparing the queue schema";
     let tx = conn
@@ -970,56 +1026,7 @@ impl ApprovalStore for SqliteStore {
         filter: &ListFilter,
     ) -> Result<Vec<Result<PendingAction, StoreError>>, StoreError> {
         let op = "listing pending actions";
-        let mut sql = format!("SELECT {} FROM pending_actions WHERE 1 = 1", self.columns);
-        let mut args: Vec<rusqlite::types::Value> = Vec::new();
-        let mut push = |clause: &str, value: rusqlite::types::Value| {
-            args.push(value);
-            sql.push_str(&format!(" AND {clause} ?{}", args.len()));
-        };
-        if let Some(state) = filter.state {
-            push("state =", state.as_str().to_owned().into());
-        }
-        if let Some(t) = filter.created_before {
-            push("created_at <", t.into());
-        }
-        if let Some(t) = filter.lease_expired_at {
-            push("lease_until <=", t.into());
-        }
-        if let Some(tool) = &filter.tool_name {
-            push("tool_name =", tool.clone().into());
-        }
-        if let Some(c) = &filter.conversation_id {
-            push("conversation_id =", c.clone().into());
-        }
-        if let Some(p) = &filter.proposer_id {
-            // A damaged proposer is not JSON, and `json_extract` would fail
-            // the whole listing on it; such a row passes no proposer filter.
-            push(
-                "CASE WHEN json_valid(proposer) THEN json_extract(proposer, '$.id') END =",
-                p.clone().into(),
-            );
-        }
-        if let Some(terminal) = filter.terminal {
-            // In another order than the oldest first, the order's index
-            // should drive the scan (stopping at the limit) rather than
-            // the state index and a sort of every match: `+state` keeps
-            // SQLite's planner, which has no statistics, off the latter.
-            let column = match filter.order {
-                ListOrder::OldestFirst => "state",
-                ListOrder::NewestFirst | ListOrder::RecentlyChanged => "+state",
-            };
-            sql.push_str(&format!(" AND {column} IN ({})", states_sql(terminal)));
-        }
-        sql.push_str(" ORDER BY ");
-        sql.push_str(filter.order.sql());
-        // SQLite takes an OFFSET only after a LIMIT; -1 is none.
-        if filter.limit.is_some() || filter.offset.is_some() {
-            let limit = filter.limit.map_or(-1, |l| to_i64(l as u64));
-            sql.push_str(&format!(" LIMIT {limit}"));
-        }
-        if let Some(offset) = filter.offset {
-            sql.push_str(&format!(" OFFSET {}", to_i64(offset as u64)));
-        }
+        let (sql, args) = list_sql(self.columns, filter);
         let mut out = Vec::new();
         {
             let conn = self.lock();
@@ -1183,4 +1190,72 @@ fn update_row(
             approved_input,
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::approval::store::ListOrder;
+
+    /// How SQLite plans the store's own listing for `filter` over a fresh
+    /// file's schema (no statistics, as in a real file).
+    fn plan(filter: &ListFilter) -> String {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(TABLE).unwrap();
+        conn.execute_batch(INDEXES).unwrap();
+        let (sql, args) = list_sql(COLUMNS, filter);
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let steps: Vec<String> = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        steps.join("; ")
+    }
+
+    #[test]
+    fn ordered_limited_listings_walk_an_index_and_stop_at_the_limit() {
+        // The inbox's history page.
+        let history = plan(&ListFilter {
+            terminal: Some(true),
+            order: ListOrder::RecentlyChanged,
+            offset: Some(100),
+            limit: Some(100),
+            ..ListFilter::default()
+        });
+        assert!(history.contains("pending_actions_by_change"), "{history}");
+        assert!(!history.contains("TEMP B-TREE"), "{history}");
+        // The model's lookup.
+        let lookup = plan(&ListFilter {
+            proposer_id: Some("osk:abc".into()),
+            order: ListOrder::NewestFirst,
+            limit: Some(20),
+            ..ListFilter::default()
+        });
+        assert!(lookup.contains("pending_actions_by_creation"), "{lookup}");
+        assert!(!lookup.contains("TEMP B-TREE"), "{lookup}");
+        // The rows that may still change: few, through the state index.
+        let live = plan(&ListFilter {
+            terminal: Some(false),
+            ..ListFilter::default()
+        });
+        assert!(live.contains("pending_actions_by_state"), "{live}");
+    }
+
+    #[test]
+    fn an_offset_alone_still_gets_a_limit() {
+        let (sql, _) = list_sql(
+            COLUMNS,
+            &ListFilter {
+                offset: Some(3),
+                ..ListFilter::default()
+            },
+        );
+        assert!(
+            sql.ends_with("ORDER BY created_at, id LIMIT -1 OFFSET 3"),
+            "{sql}"
+        );
+    }
 }

@@ -510,8 +510,11 @@ fn sign_in_page(session: &session::Session, flash: Option<(bool, String)>) -> St
     .render()
 }
 
-/// How many decided actions the index's history shows.
+/// How many decided actions a page of the index's history shows.
 const HISTORY: usize = 100;
+
+/// The last history page one may ask for (a hundred million decisions).
+const MAX_HISTORY_PAGE: usize = 1_000_000;
 
 /// What the index shows.
 struct IndexRows {
@@ -566,7 +569,7 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
                 Ok(()) if !row.state.is_terminal() => found.rows.push(row),
                 Ok(()) => {
                     decided += 1;
-                    if decided > skip + HISTORY {
+                    if decided > skip.saturating_add(HISTORY) {
                         found.older = true;
                         break;
                     }
@@ -618,12 +621,15 @@ async fn index(
 ) -> Response {
     let page = match query.history.as_deref().map(str::parse::<usize>) {
         None => 1,
-        Some(Ok(n)) if n >= 1 => n,
+        Some(Ok(n)) if (1..=MAX_HISTORY_PAGE).contains(&n) => n,
         Some(_) => {
             return message_page(
                 StatusCode::BAD_REQUEST,
                 "No such page",
-                "`history` is the page of decisions to show: a whole number from 1.",
+                &format!(
+                    "`history` is the page of decisions to show: a whole number from 1 to \
+                     {MAX_HISTORY_PAGE}."
+                ),
             );
         }
     };
@@ -1153,7 +1159,11 @@ impl<'a> View<'a> {
         }
         out.push_str("<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2>\n");
         if history.is_empty() {
-            out.push_str("<p class=\"empty\">Nothing has been decided yet.</p>\n");
+            out.push_str(if page > 1 {
+                "<p class=\"empty\">No decisions this far back.</p>\n"
+            } else {
+                "<p class=\"empty\">Nothing has been decided yet.</p>\n"
+            });
         } else {
             out.push_str(
                 "<table><caption class=\"skip\">Decided actions, newest first</caption><thead><tr>\

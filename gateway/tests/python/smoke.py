@@ -118,6 +118,9 @@ async def queued(session):
     assert purges() == [], RECEIVED
     seen = await session.call_tool("gateway-pending-actions", {"pendingActionId": envelope["pendingActionId"]})
     assert json.loads(seen.content[0].text)["state"] == "pending", seen
+    mine = await session.call_tool("gateway-pending-actions", {})
+    newest = json.loads(mine.content[0].text)["pendingActions"][0]
+    assert newest["pendingActionId"] == envelope["pendingActionId"], mine
 
 
 class Answers:

@@ -693,9 +693,16 @@ async fn add_indexes(client: &Client) -> Result<(), Fail> {
         Ok(()) => Ok(client
             .batch_execute("RELEASE SAVEPOINT objectstack_indexes")
             .await?),
-        Err(e) if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => Ok(client
-            .batch_execute("ROLLBACK TO SAVEPOINT objectstack_indexes")
-            .await?),
+        // A role that does not own the table, or a read-only server (a
+        // standby): the queue opens, and listings sort without them.
+        Err(e)
+            if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE)
+                || e.code() == Some(&SqlState::READ_ONLY_SQL_TRANSACTION) =>
+        {
+            Ok(client
+                .batch_execute("ROLLBACK TO SAVEPOINT objectstack_indexes")
+                .await?)
+        }
         Err(e) => Err(e.into()),
     }
 }
