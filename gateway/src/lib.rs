@@ -1043,20 +1043,34 @@ impl Shared {
                 Err(e) => error_result(&e.to_string()),
             },
             Some(_) => error_result("`pendingActionId` must be a string"),
-            // The store picks the caller's 20 newest rows; the rest of the
+            // The store picks the caller's 20 newest readable rows, a page
+            // at a time past any that cannot be read; the rest of the
             // queue is never read.
-            None => match self.queue.list(&ListFilter {
-                proposer_id: Some(owner),
-                order: ListOrder::NewestFirst,
-                limit: Some(20),
-                ..ListFilter::default()
-            }) {
-                Ok(listing) => {
-                    let mine: Vec<Value> = listing.rows.iter().map(view).collect();
-                    json_result(&json!({ "pendingActions": mine }), false)
+            None => {
+                const MINE: usize = 20;
+                let mut mine: Vec<Value> = Vec::with_capacity(MINE);
+                let mut offset = 0;
+                loop {
+                    let listing = match self.queue.list(&ListFilter {
+                        proposer_id: Some(owner.clone()),
+                        order: ListOrder::NewestFirst,
+                        offset: Some(offset),
+                        limit: Some(MINE),
+                        ..ListFilter::default()
+                    }) {
+                        Ok(listing) => listing,
+                        Err(e) => return error_result(&e.to_string()),
+                    };
+                    let read = listing.rows.len() + listing.unreadable.len();
+                    offset += read;
+                    let room = MINE - mine.len();
+                    mine.extend(listing.rows.iter().take(room).map(view));
+                    if mine.len() == MINE || read < MINE {
+                        break;
+                    }
                 }
-                Err(e) => error_result(&e.to_string()),
-            },
+                json_result(&json!({ "pendingActions": mine }), false)
+            }
         }
     }
 }

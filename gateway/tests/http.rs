@@ -1026,6 +1026,32 @@ async fn listings_are_ordered_limited_and_read_a_page_at_a_time() {
             "{query}: {body}"
         );
     }
+    // A damaged row among them is passed over, and the lookup still shows
+    // twenty (it reads on past it).
+    let file = running.dir.path().join("approvals.sqlite");
+    rusqlite::Connection::open(&file)
+        .unwrap()
+        .execute_batch(&format!(
+            "DROP TRIGGER pending_actions_input_is_immutable; \
+             UPDATE pending_actions SET input = '[1]' WHERE id = '{}'",
+            tickets[22]
+        ))
+        .unwrap();
+    let lookup = call(&alice, "gateway-pending-actions", json!({})).await;
+    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
+    let mine: Vec<&str> = view["pendingActions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pendingActionId"].as_str().unwrap())
+        .collect();
+    let readable: Vec<&str> = tickets[..22]
+        .iter()
+        .rev()
+        .take(20)
+        .map(String::as_str)
+        .collect();
+    assert_eq!(mine, readable);
     alice.cancel().await.unwrap();
     running.stop().await;
 }
