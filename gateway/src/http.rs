@@ -235,7 +235,7 @@ async fn list(
     Extension(caller): Extension<Caller>,
     Query(query): Query<ListQuery>,
 ) -> Response {
-    let (mut filter, limit) = match list_request(&query) {
+    let (filter, limit) = match list_request(&query) {
         Ok(request) => request,
         Err(message) => return error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &message),
     };
@@ -243,25 +243,21 @@ async fn list(
     // `LIST_PAGE` rows, so a small limit over rows the caller may not read
     // costs few queries), until that many rows the caller may read are
     // found: the rest of the queue is not read. Without one, every
-    // matching row is. A row that changes between two pages can come
-    // twice; it is shown once.
-    let page = limit.map(|n| n.max(LIST_PAGE));
-    filter.limit = page;
+    // matching row is, in one read (a page with no end). A row that changes
+    // between two pages can come twice; it is shown once.
+    let size = limit.map_or(usize::MAX, |n| n.max(LIST_PAGE));
+    let want = limit.unwrap_or(usize::MAX);
     let mut rows: Vec<objectstack_bridge::approval::PendingAction> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut unreadable = Vec::new();
-    let mut offset = 0;
-    loop {
-        filter.offset = limit.map(|_| offset);
-        let listing = match shared.queue.list(&filter) {
+    for listing in shared.queue.pages(&filter, size) {
+        let listing = match listing {
             Ok(listing) => listing,
             Err(e) => return queue_error(&e),
         };
-        let read = listing.rows.len() + listing.unreadable.len();
-        offset += read;
         unreadable.extend(listing.unreadable);
         for row in listing.rows {
-            if limit.is_some_and(|n| rows.len() == n) {
+            if rows.len() == want {
                 break;
             }
             if !seen.insert(row.id.clone()) {
@@ -273,9 +269,8 @@ async fn list(
                 Err(refusal) => return refused(&refusal),
             }
         }
-        match (limit, page) {
-            (Some(n), Some(page)) if rows.len() < n && read == page => {}
-            _ => break,
+        if rows.len() == want {
+            break;
         }
     }
     Json(json!({

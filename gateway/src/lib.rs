@@ -1048,24 +1048,20 @@ impl Shared {
             // queue is never read.
             None => {
                 const MINE: usize = 20;
+                let filter = ListFilter {
+                    proposer_id: Some(owner),
+                    order: ListOrder::NewestFirst,
+                    ..ListFilter::default()
+                };
                 let mut mine: Vec<Value> = Vec::with_capacity(MINE);
-                let mut offset = 0;
-                loop {
-                    let listing = match self.queue.list(&ListFilter {
-                        proposer_id: Some(owner.clone()),
-                        order: ListOrder::NewestFirst,
-                        offset: Some(offset),
-                        limit: Some(MINE),
-                        ..ListFilter::default()
-                    }) {
-                        Ok(listing) => listing,
+                for page in self.queue.pages(&filter, MINE) {
+                    let page = match page {
+                        Ok(page) => page,
                         Err(e) => return error_result(&e.to_string()),
                     };
-                    let read = listing.rows.len() + listing.unreadable.len();
-                    offset += read;
                     let room = MINE - mine.len();
-                    mine.extend(listing.rows.iter().take(room).map(view));
-                    if mine.len() == MINE || read < MINE {
+                    mine.extend(page.rows.iter().take(room).map(view));
+                    if mine.len() == MINE {
                         break;
                     }
                 }

@@ -926,6 +926,18 @@ async fn list_as(running: &Running, key: &str, query: &str) -> (u16, Value) {
     (response.status().as_u16(), response.json().await.unwrap())
 }
 
+/// The ids the model's lookup lists for this client, in its order.
+async fn my_pending(client: &RunningService<RoleClient, ClientConfig>) -> Vec<String> {
+    let lookup = call(client, "gateway-pending-actions", json!({})).await;
+    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
+    view["pendingActions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pendingActionId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 fn listed_ids(listing: &Value) -> Vec<String> {
     listing["approvals"]
         .as_array()
@@ -971,15 +983,8 @@ async fn listings_are_ordered_limited_and_read_a_page_at_a_time() {
     }
 
     // The model's lookup: Alice's 20 newest, newest first, and no one else's.
-    let lookup = call(&alice, "gateway-pending-actions", json!({})).await;
-    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
-    let mine: Vec<&str> = view["pendingActions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["pendingActionId"].as_str().unwrap())
-        .collect();
-    let newest: Vec<&str> = tickets.iter().rev().take(20).map(String::as_str).collect();
+    let mine = my_pending(&alice).await;
+    let newest: Vec<String> = tickets.iter().rev().take(20).cloned().collect();
     assert_eq!(mine, newest);
 
     // Everything, oldest first, without a limit.
@@ -1037,20 +1042,8 @@ async fn listings_are_ordered_limited_and_read_a_page_at_a_time() {
             tickets[22]
         ))
         .unwrap();
-    let lookup = call(&alice, "gateway-pending-actions", json!({})).await;
-    let view: Value = serde_json::from_str(&text(&lookup)).unwrap();
-    let mine: Vec<&str> = view["pendingActions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["pendingActionId"].as_str().unwrap())
-        .collect();
-    let readable: Vec<&str> = tickets[..22]
-        .iter()
-        .rev()
-        .take(20)
-        .map(String::as_str)
-        .collect();
+    let mine = my_pending(&alice).await;
+    let readable: Vec<String> = tickets[..22].iter().rev().take(20).cloned().collect();
     assert_eq!(mine, readable);
     alice.cancel().await.unwrap();
     running.stop().await;

@@ -205,5 +205,33 @@ mod tests {
             })
             .is_empty()
         );
+        // Pages: in order, each row once, and nothing after the last.
+        let pages: Vec<Vec<String>> = q
+            .pages(&ListFilter::default(), 3)
+            .map(|p| p.unwrap().rows.into_iter().map(|r| r.id).collect())
+            .collect();
+        assert_eq!(pages, [ids[..3].to_vec(), ids[3..].to_vec()]);
+        let pages: Vec<usize> = q
+            .pages(&ListFilter::default(), 2)
+            .map(|p| p.unwrap().rows.len())
+            .collect();
+        assert_eq!(pages, [2, 2]);
+        let live: Vec<String> = q
+            .pages(
+                &ListFilter {
+                    terminal: Some(false),
+                    limit: Some(1),
+                    ..ListFilter::default()
+                },
+                0,
+            )
+            .flat_map(|p| p.unwrap().rows)
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(
+            live,
+            [ids[1].clone(), ids[3].clone()],
+            "size 0 is 1; limit replaced"
+        );
     }
 }

@@ -98,8 +98,8 @@ pub use postgres::{PostgresOptions, PostgresStore};
 #[cfg(feature = "runtime")]
 pub(crate) use queue::check_integrity;
 pub use queue::{
-    ApprovalQueue, Claim, EXPIRY_DECIDER, LEASE_DECIDER, Listing, Outcome, Proposal, Proposed,
-    QueueObserver, Resolution,
+    ApprovalQueue, Claim, EXPIRY_DECIDER, LEASE_DECIDER, Listing, Outcome, Pages, Proposal,
+    Proposed, QueueObserver, Resolution,
 };
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteOptions, SqliteStore};

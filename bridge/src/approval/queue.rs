@@ -92,11 +92,41 @@ pub enum Resolution {
 /// What [`ApprovalQueue::list`] found.
 #[derive(Debug, Default)]
 pub struct Listing {
-    /// The rows that were read, oldest first.
+    /// The rows that were read, in the filter's order.
     pub rows: Vec<PendingAction>,
     /// The rows that could not be read back, in listing order; each is a
     /// [`StoreError::CorruptRow`] naming the row and what is wrong with it.
     pub unreadable: Vec<StoreError>,
+}
+
+/// [`ApprovalQueue::pages`]: a listing read `size` rows at a time, each
+/// page read only when asked for.
+pub struct Pages<'q> {
+    queue: &'q ApprovalQueue,
+    filter: ListFilter,
+    size: usize,
+    done: bool,
+}
+
+impl Iterator for Pages<'_> {
+    type Item = Result<Listing, ApprovalError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let page = match self.queue.list(&self.filter) {
+            Ok(page) => page,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        let read = page.rows.len() + page.unreadable.len();
+        self.filter.offset = Some(self.filter.offset.unwrap_or(0).saturating_add(read));
+        self.done = read < self.size;
+        (read > 0).then_some(Ok(page))
+    }
 }
 
 /// The queue: the state machine over an [`ApprovalStore`].
@@ -281,6 +311,26 @@ impl ApprovalQueue {
             }
         }
         Ok(listing)
+    }
+
+    /// The rows matching `filter`, in its order, `size` (at least 1) at a
+    /// time: each page is one store read, made when the iterator is
+    /// advanced, so a caller that stops early reads no further. Pages
+    /// follow one another by offset (the filter's own `offset` and `limit`
+    /// are replaced), so a row that changes between two reads can come
+    /// twice, or be passed over if it moved into pages already read.
+    pub fn pages(&self, filter: &ListFilter, size: usize) -> Pages<'_> {
+        let size = size.max(1);
+        Pages {
+            queue: self,
+            filter: ListFilter {
+                offset: Some(0),
+                limit: Some(size),
+                ..filter.clone()
+            },
+            size,
+            done: false,
+        }
     }
 
     /// The readable rows matching `filter`, in its order; rows that cannot

@@ -540,27 +540,28 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
             &e.to_string(),
         )
     };
-    let live = shared
-        .queue
-        .list(&ListFilter {
-            terminal: Some(false),
-            ..ListFilter::default()
-        })
-        .map_err(|e| unreadable_queue(&e))?;
     let skip = page.saturating_sub(1).saturating_mul(HISTORY);
     let mut found = IndexRows {
-        unreadable: live.unreadable,
-        rows: Vec::with_capacity(live.rows.len() + HISTORY),
+        rows: Vec::new(),
+        unreadable: Vec::new(),
         older: false,
+    };
+    let live = shared.queue.list(&ListFilter {
+        terminal: Some(false),
+        ..ListFilter::default()
+    });
+    let history = ListFilter {
+        terminal: Some(true),
+        order: ListOrder::RecentlyChanged,
+        ..ListFilter::default()
     };
     let mut seen = HashSet::new();
     // Readable decided rows met so far, the skipped pages' included.
     let mut decided = 0;
-    let mut offset = 0;
-    let mut last_page = false;
-    let mut batch = live.rows;
-    loop {
-        for row in batch {
+    for listing in std::iter::once(live).chain(shared.queue.pages(&history, HISTORY)) {
+        let listing = listing.map_err(|e| unreadable_queue(&e))?;
+        found.unreadable.extend(listing.unreadable);
+        for row in listing.rows {
             // A row decided between two pages can come twice.
             if !seen.insert(row.id.clone()) {
                 continue;
@@ -571,7 +572,7 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
                     decided += 1;
                     if decided > skip.saturating_add(HISTORY) {
                         found.older = true;
-                        break;
+                        return Ok(found);
                     }
                     if decided > skip {
                         found.rows.push(row);
@@ -587,24 +588,6 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
                 }
             }
         }
-        if found.older || last_page {
-            break;
-        }
-        let history = shared
-            .queue
-            .list(&ListFilter {
-                terminal: Some(true),
-                order: ListOrder::RecentlyChanged,
-                offset: Some(offset),
-                limit: Some(HISTORY),
-                ..ListFilter::default()
-            })
-            .map_err(|e| unreadable_queue(&e))?;
-        let read = history.rows.len() + history.unreadable.len();
-        offset += read;
-        last_page = read < HISTORY;
-        found.unreadable.extend(history.unreadable);
-        batch = history.rows;
     }
     Ok(found)
 }
