@@ -150,6 +150,18 @@ async fn call(gateway: &Gateway, tool: &str, arguments: Value) -> CallToolResult
         .unwrap()
 }
 
+/// The protocol error of a call of a tool the gateway does not serve.
+async fn call_unserved(gateway: &Gateway, tool: &str, arguments: Value) -> ErrorData {
+    let answer = gateway
+        .client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args(arguments)))
+        .await;
+    match answer {
+        Err(rmcp::ServiceError::McpError(e)) => e,
+        other => panic!("expected a protocol error for `{tool}`, got {other:?}"),
+    }
+}
+
 fn text(result: &CallToolResult) -> String {
     result
         .content
@@ -324,13 +336,31 @@ async fn invalid_arguments_reach_nothing() {
         let result = call(&gateway, "action_escalate_ticket", bad.clone()).await;
         assert_eq!(result.is_error, Some(true), "{bad}");
     }
-    let unknown = call(&gateway, "action_internal_note", json!({"recordId": "t1"})).await;
-    assert_eq!(unknown.is_error, Some(true));
+    // A tool that is not served (here: not exposed to AI) is unknown: a
+    // protocol error (-32602), as the MCP specification has it, not a
+    // tool result.
+    let unknown = call_unserved(&gateway, "action_internal_note", json!({"recordId": "t1"})).await;
+    assert_eq!(unknown.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     assert!(
-        text(&unknown).contains("no tool named"),
+        unknown
+            .message
+            .contains("Unknown tool: action_internal_note"),
         "{}",
-        text(&unknown)
+        unknown.message
     );
+    // Audited as refused, like the invalid arguments before it.
+    let audit = std::fs::read_to_string(&gateway.audit).unwrap();
+    let last: Value = serde_json::from_str(audit.lines().last().unwrap()).unwrap();
+    assert_eq!(last["tool"], "action_internal_note");
+    assert_eq!(last["outcome"], "refused");
+    // The session goes on.
+    let bad = call(
+        &gateway,
+        "action_escalate_ticket",
+        json!({"recordId": "t1"}),
+    )
+    .await;
+    assert_eq!(bad.is_error, Some(true));
     assert!(fake.received().is_empty(), "{:?}", fake.received());
     gateway.client.cancel().await.unwrap();
 }
@@ -560,8 +590,8 @@ async fn an_agent_gets_only_its_tools_and_its_skills_become_prompts() {
     assert_eq!(prompts.len(), 1);
     assert_eq!(prompts[0].name, "triage");
     // A tool the agent may not invoke is not there to call.
-    let refused = call(&triager, "action_purge_ticket", json!({"recordId": "t1"})).await;
-    assert_eq!(refused.is_error, Some(true));
+    let refused = call_unserved(&triager, "action_purge_ticket", json!({"recordId": "t1"})).await;
+    assert_eq!(refused.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     assert!(fake.received().is_empty());
     triager.client.cancel().await.unwrap();
 

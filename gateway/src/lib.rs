@@ -786,6 +786,26 @@ impl Shared {
     /// user's. The state is echoed by the client, so it is only a handle:
     /// it must name a still pending action of this caller, for this tool,
     /// with these very arguments; otherwise nothing is decided.
+    /// Whether `name` is a tool the current catalog serves (the gateway's
+    /// own lookup tool included, when it is served).
+    pub(crate) fn serves(&self, name: &str) -> bool {
+        let catalog = self.catalog();
+        catalog.served.contains_key(name)
+            || (name == PENDING_TOOL && catalog.tools.iter().any(|t| t.name == PENDING_TOOL))
+    }
+
+    /// Audits a call of a tool that is not served: refused, nothing run.
+    pub(crate) fn refuse_unknown(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: &Map<String, Value>,
+    ) {
+        let sha = input_sha256(arguments).ok();
+        self.audit
+            .record(caller, name, sha, "refused", None, Duration::ZERO);
+    }
+
     pub(crate) async fn resume(
         &self,
         caller: &Caller,
@@ -1119,4 +1139,15 @@ fn json_result(value: &Value, structured: bool) -> CallToolResult {
 
 fn error_result(message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.to_owned())])
+}
+
+/// A name from a request, as an error quotes it back: on one line, with
+/// nothing a terminal would act on, and cut at 120 characters.
+pub(crate) fn shown_name(name: &str) -> String {
+    const MOST: usize = 120;
+    let safe = objectstack_spec::text::line_safe(name);
+    match safe.char_indices().nth(MOST) {
+        Some((cut, _)) => format!("{}…", safe.get(..cut).unwrap_or_default()),
+        None => safe.into_owned(),
+    }
 }

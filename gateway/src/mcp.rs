@@ -111,6 +111,18 @@ impl ServerHandler for Session {
         let arguments = request.arguments.unwrap_or_default();
         let shared = self.shared.clone();
         let name = request.name.to_string();
+        if !shared.serves(&name) {
+            // A protocol error, as the MCP specification has it for an
+            // unknown tool (a tool's own failures are tool results).
+            shared.refuse_unknown(&caller, &name, &arguments);
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Unknown tool: {}; tools/list names the tools served",
+                    crate::shown_name(&name)
+                ),
+                None,
+            ));
+        }
         // Tracked, so SIGTERM waits for it.
         if let Some(state) = request.request_state.as_deref() {
             // The retry of a call that asked for confirmation (2026-07-28):
