@@ -944,7 +944,16 @@ impl<'a> Walk<'_, 'a> {
                 location,
             }));
         }
-        if let Some(reason) = self.collision(name, &tool_name) {
+        // A stack-level copy of an action its object holds too (a built
+        // stack lists each bound action in both places) that differs from
+        // the object's copy.
+        let stale_copy = object_index.is_none()
+            && owner.is_some()
+            && self
+                .taken
+                .get(name)
+                .is_some_and(|first| first.object == owner);
+        if let Some(reason) = self.collision(name, &tool_name, stale_copy) {
             (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
             return;
         }
@@ -1175,7 +1184,9 @@ impl<'a> Walk<'_, 'a> {
 
     /// Why the action `name` cannot be registered as `tool_name`, if it
     /// cannot.
-    fn collision(&self, name: &str, tool_name: &str) -> Option<String> {
+    /// `stale_copy`: the action is a stack-level copy of one its object
+    /// already registered, and differs from it.
+    fn collision(&self, name: &str, tool_name: &str, stale_copy: bool) -> Option<String> {
         if let Some(package) = objectstack_registry::owner(tool_name) {
             return Some(format!(
                 "`{tool_name}` is a platform tool registered by `{package}`, and platform tools \
@@ -1183,6 +1194,15 @@ impl<'a> Walk<'_, 'a> {
             ));
         }
         if let Some(first) = self.taken.get(name) {
+            if stale_copy {
+                return Some(format!(
+                    "`{tool_name}` is registered from the object's copy of the action at \
+                     {first}, and this copy in the stack's `actions` differs from it: a built \
+                     stack lists each of an object's actions in both places, so the two must \
+                     match. Edit both alike, or rebuild the stack (`os compile`); the object's \
+                     copy is the one served"
+                ));
+            }
             return Some(format!(
                 "`{tool_name}` is already registered by the action at {first}: action names must \
                  be unique across the stack, so rename one of them"

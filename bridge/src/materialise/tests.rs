@@ -267,12 +267,15 @@ fn platform_tools_always_win() {
         superseded: &superseded,
         bound: HashMap::default(),
     };
-    let reason = walk.collision("x", "query_data").unwrap();
+    let reason = walk.collision("x", "query_data", false).unwrap();
     assert!(
         reason.contains("platform tool registered by `service-ai`"),
         "{reason}"
     );
-    assert_eq!(walk.collision("query_data", "action_query_data"), None);
+    assert_eq!(
+        walk.collision("query_data", "action_query_data", false),
+        None
+    );
 }
 
 #[test]
@@ -410,6 +413,27 @@ fn bound_stack_actions_join_their_object_and_echoes_are_walked_once() {
     let m = run(&stack, Some(&Wiring::ALL));
     assert_eq!(m.registered.len(), 1);
     assert_eq!(skip_code(&m), Some("name_collision"));
+    // The reason says which copy is served and that the two must match,
+    // not to rename one: they are the same action, edited in one place.
+    let reason = &m.skipped[0].reason;
+    assert!(
+        reason.contains("registered from the object's copy of the action at objects[0].actions[0]")
+            && reason.contains("Edit both alike")
+            && !reason.contains("rename"),
+        "{reason}"
+    );
+    // A stack-level action of the same name bound to another object is a
+    // second action: rename one.
+    let stack = map(json!({
+        "objects": [{"name": "a", "actions": [action("x", json!({}))]}, {"name": "b"}],
+        "actions": [action("x", json!({"objectName": "b"}))]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert!(
+        m.skipped[0].reason.contains("rename one of them"),
+        "{:?}",
+        m.skipped
+    );
 }
 
 #[test]
