@@ -30,6 +30,11 @@ fn parse(c: &mut Criterion) {
     group.bench_function("parse_document_100k", |b| {
         b.iter(|| objectstack_spec::parse::parse_document(black_box(json.as_bytes())))
     });
+    // The yardstick: serde_json checking the same text while building
+    // nothing. The borrowed reader builds the whole tree.
+    group.bench_function("skim_100k", |b| {
+        b.iter(|| serde_json::from_str::<serde::de::IgnoredAny>(black_box(&json)).is_ok())
+    });
     group.bench_function("parse_borrowed_100k", |b| {
         b.iter(|| {
             let arena = objectstack_spec::json::Arena::new();
