@@ -2,7 +2,7 @@
 //! not a schema the runtime can use, so the record is skipped.
 
 use objectstack_spec::json::Value;
-use objectstack_spec::materialise::refine::RecordSkip;
+use objectstack_spec::materialise::refine::{self, Binding, RecordSkip};
 
 use crate::finding::Severity;
 use crate::rule::{Context, Pending, Report, declare_rule};
@@ -24,10 +24,10 @@ declare_rule! {
     /// ## Why it matters
     ///
     /// The runtime checks a record's parameters before it registers the
-    /// tool, and skips a malformed record (`invalid_record`). As the record
-    /// binds its executable, the raw `action_<name>` is not registered
-    /// either: a skill that names either resolves by name, yet no such
-    /// tool reaches the model. Nothing else in the lint says so.
+    /// tool, and skips a malformed record (`invalid_record`). A record that
+    /// binds an action also hides the raw `action_<name>`, which is not
+    /// registered either: a skill that names either resolves by name, yet
+    /// no such tool reaches the model. Nothing else in the lint says so.
     ///
     /// ## Example
     ///
@@ -67,6 +67,13 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
         }
         let (path, raw) = tool.key("parameters");
         let label = tool.label();
+        // Only an action has a raw tool (`action_<name>`) the record hides.
+        let hides = match refine::binding(fields) {
+            Some(Ok(Binding::Action(_))) => {
+                " and, as it binds its executable, the raw tool is not registered either"
+            }
+            _ => "",
+        };
         out.push(
             Report {
                 rule: &RULE,
@@ -76,8 +83,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
                 path: path.to_string(),
                 message: format!(
                     "Tool record \"{label}\" has malformed `parameters`: {fault}. The runtime \
-                     skips the record (`invalid_record`) and, as it binds its executable, the raw \
-                     tool is not registered either."
+                     skips the record (`invalid_record`){hides}."
                 )
                 .into(),
                 hint: "Give every property a schema object (`{\"type\": \"string\"}`), keep \
@@ -147,6 +153,14 @@ mod tests {
                 ("tools[7].parameters", true),
             ]
         );
+        // A flow has no raw tool for the record to hide.
+        assert!(
+            hits[0]
+                .message
+                .to_string()
+                .contains("raw tool is not registered")
+        );
+        assert!(!hits[4].message.to_string().contains("raw tool"));
         let text = hits[0].message.to_string();
         assert!(
             text.contains("`parameters.properties.note` must be a schema object"),
