@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use objectstack_bridge::approval::{
-    ApprovalQueue, ApprovalStore, ListFilter, ListOrder, OpenMode, Outcome, Proposal, QueueLocation,
+    ApprovalQueue, ApprovalStore, ListCursor, ListFilter, ListOrder, OpenMode, Outcome, Proposal,
+    QueueLocation,
 };
 use objectstack_bridge::runtime::Actor;
 use serde_json::json;
@@ -343,6 +344,47 @@ fn listings(c: &mut Criterion) {
                     })
                     .unwrap();
                 live.rows.len() + history.rows.len()
+            });
+        });
+        // The last history page, 2,900 decisions deep: by offset (how
+        // pages were read before) and after the last row of the page
+        // before (keyset, how `ApprovalQueue::pages` reads them now).
+        let deep = ListFilter {
+            terminal: Some(true),
+            order: ListOrder::RecentlyChanged,
+            limit: Some(100),
+            ..ListFilter::default()
+        };
+        let before_last = q
+            .list(&ListFilter {
+                offset: Some(2_899),
+                limit: Some(1),
+                ..deep.clone()
+            })
+            .unwrap()
+            .rows
+            .pop()
+            .map(|row| ListCursor::of(&row, ListOrder::RecentlyChanged));
+        group.bench_function(format!("{kind}/deep_page_by_offset"), |b| {
+            b.iter(|| {
+                q.list(&ListFilter {
+                    offset: Some(2_900),
+                    ..deep.clone()
+                })
+                .unwrap()
+                .rows
+                .len()
+            });
+        });
+        group.bench_function(format!("{kind}/deep_page_by_key"), |b| {
+            b.iter(|| {
+                q.list(&ListFilter {
+                    after: before_last.clone(),
+                    ..deep.clone()
+                })
+                .unwrap()
+                .rows
+                .len()
             });
         });
         group.bench_function(format!("{kind}/lookup"), |b| {

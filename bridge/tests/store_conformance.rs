@@ -29,8 +29,9 @@ use std::time::{Duration, Instant};
 
 use approval_support::{FakeHost, Seen, ledger_lines, obj};
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, ApprovalStore, Cas, Clock, ListFilter, ListOrder, ManualClock,
-    MemoryStore, OpenMode, PendingAction, Proposal, QueueLocation, Resolution, State, StoreError,
+    ApprovalError, ApprovalQueue, ApprovalStore, Cas, Clock, ListCursor, ListFilter, ListOrder,
+    ManualClock, MemoryStore, OpenMode, PendingAction, Proposal, QueueLocation, Resolution, State,
+    StoreError,
 };
 use objectstack_bridge::runtime::{Actor, ExecuteOptions, HostError, ToolRegistry};
 use objectstack_spec::AIToolDefinition;
@@ -58,6 +59,11 @@ macro_rules! conformance {
             #[test]
             fn listings_are_ordered_paged_and_filtered() {
                 if let Some(f) = fixture("orders") { orders(&f) }
+            }
+
+            #[test]
+            fn pages_follow_one_another_by_key() {
+                if let Some(f) = fixture("keyset") { keyset(f.open()) }
             }
 
             #[test]
@@ -368,6 +374,174 @@ fn orders(f: &Fixture) {
     );
 }
 
+#[test]
+fn pages_follow_one_another_by_key_in_memory() {
+    keyset(Arc::new(MemoryStore::new()));
+}
+
+/// Keyset paging: `after` starts a listing after a row, in each order, and
+/// `ApprovalQueue::pages` lists every row that does not change exactly
+/// once while others are decided or proposed between its reads.
+fn keyset(store: Arc<dyn ApprovalStore>) {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let q = ApprovalQueue::new(store.clone()).with_clock(clock.clone());
+    let digest = archive_sha256();
+    let mut ids = Vec::new();
+    for n in 0..7 {
+        // Ties on the time, broken by id.
+        if n % 2 == 0 {
+            clock.advance(Duration::from_secs(1));
+        }
+        ids.push(q.propose(proposal(n, &digest)).unwrap().action.id);
+    }
+    let listed = |filter: ListFilter| -> Vec<String> {
+        store
+            .list(&filter)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.unwrap().id)
+            .collect()
+    };
+    for order in [
+        ListOrder::OldestFirst,
+        ListOrder::NewestFirst,
+        ListOrder::RecentlyChanged,
+    ] {
+        let all = listed(ListFilter {
+            order,
+            ..ListFilter::default()
+        });
+        assert_eq!(all.len(), 7);
+        for (k, id) in all.iter().enumerate() {
+            let row = store.get(id).unwrap().unwrap();
+            let after = listed(ListFilter {
+                order,
+                after: Some(ListCursor::of(&row, order)),
+                ..ListFilter::default()
+            });
+            assert_eq!(after, all[k + 1..], "{order:?} after {k}");
+            // With an offset and a limit on top.
+            let paged = listed(ListFilter {
+                order,
+                after: Some(ListCursor::of(&row, order)),
+                offset: Some(1),
+                limit: Some(2),
+                ..ListFilter::default()
+            });
+            let expected: Vec<String> = all.iter().skip(k + 2).take(2).cloned().collect();
+            assert_eq!(paged, expected, "{order:?} after {k}, offset 1, limit 2");
+        }
+    }
+    // Pending rows, three a page: a row of the first page is decided
+    // before the second is read, and every untouched row is still listed
+    // once (paging by offset passed one over).
+    let pending = ListFilter {
+        state: Some(State::Pending),
+        ..ListFilter::default()
+    };
+    let mut pages = q.pages(&pending, 3);
+    let first = pages.next().unwrap().unwrap();
+    assert_eq!(first.rows.len(), 3);
+    q.reject(&first.rows[0].id, "carol", None).unwrap();
+    let mut seen: Vec<String> = first.rows.iter().map(|r| r.id.clone()).collect();
+    for page in pages {
+        seen.extend(page.unwrap().rows.into_iter().map(|r| r.id));
+    }
+    let oldest = listed(ListFilter::default());
+    assert_eq!(seen, oldest, "each pending row once, in order");
+    // Newest first, two a page: a proposal made between two reads comes
+    // before the first page, and no row comes twice.
+    let newest = ListFilter {
+        order: ListOrder::NewestFirst,
+        ..ListFilter::default()
+    };
+    let before = listed(newest.clone());
+    let mut pages = q.pages(&newest, 2);
+    let mut seen: Vec<String> = pages
+        .next()
+        .unwrap()
+        .unwrap()
+        .rows
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    clock.advance(Duration::from_secs(1));
+    q.propose(proposal(7, &digest)).unwrap();
+    for page in pages {
+        seen.extend(page.unwrap().rows.into_iter().map(|r| r.id));
+    }
+    assert_eq!(seen, before);
+}
+
+/// How many of the listing indexes a test's schema has.
+#[cfg(feature = "postgres")]
+fn listing_indexes(url: &str, schema: &str) -> String {
+    stores::pg::value(
+        url,
+        &format!(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = '{schema}' AND indexname IN \
+             ('pending_actions_by_change', 'pending_actions_by_creation', \
+             'pending_actions_by_proposer')"
+        ),
+    )
+}
+
+/// The listing indexes only speed listings up: another writer holding the
+/// table past the open's bound leaves the queue opened without them, soon,
+/// and the next open adds them.
+#[cfg(feature = "postgres")]
+#[test]
+fn postgres_opens_without_the_indexes_while_another_writer_holds_the_table() {
+    use objectstack_bridge::approval::{PostgresOptions, PostgresStore};
+    let Some(f) = Fixture::postgres("index_lock") else {
+        return;
+    };
+    let url = std::env::var(stores::URL_VAR).unwrap();
+    let schema = f.schema().unwrap().to_owned();
+    drop(f.open());
+    f.raw("DROP INDEX pending_actions_by_change").unwrap();
+    let count = || listing_indexes(&url, &schema);
+    assert_eq!(count(), "2");
+    // Rows being written (ROW EXCLUSIVE) keep `CREATE INDEX` (SHARE) out.
+    let location = f.location.clone();
+    let holder = std::thread::spawn(move || {
+        stores::pg::run(
+            &location,
+            "BEGIN; LOCK TABLE pending_actions IN ROW EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT",
+        )
+    });
+    wait_for("the writer's lock", || {
+        stores::pg::value(
+            &url,
+            &format!(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '{schema}' \
+                 AND c.relname = 'pending_actions' AND l.mode = 'RowExclusiveLock' AND l.granted"
+            ),
+        ) == "1"
+    });
+    let started = Instant::now();
+    let options = PostgresOptions {
+        statement_timeout: Duration::from_secs(3),
+        ..PostgresOptions::default()
+    };
+    let store = PostgresStore::open_with(&f.location, &options).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // It works, the writer's lock notwithstanding.
+    let q = ApprovalQueue::new(Arc::new(store));
+    let id = q.propose(proposal(1, &archive_sha256())).unwrap().action.id;
+    assert_eq!(q.get(&id).unwrap().id, id);
+    holder.join().unwrap().unwrap();
+    assert_eq!(count(), "2");
+    drop(q);
+    drop(f.open());
+    assert_eq!(count(), "3");
+}
+
 /// PostgreSQL's listing indexes: a write open adds them; a role that may
 /// write rows but does not own the table still opens the queue (without
 /// them), and the owner's next open adds them back.
@@ -380,16 +554,7 @@ fn postgres_writers_add_the_listing_indexes_when_they_may() {
     let url = std::env::var(stores::URL_VAR).unwrap();
     let schema = f.schema().unwrap().to_owned();
     drop(f.open());
-    let count = || {
-        stores::pg::value(
-            &url,
-            &format!(
-                "SELECT count(*) FROM pg_indexes WHERE schemaname = '{schema}' AND indexname IN \
-                 ('pending_actions_by_change', 'pending_actions_by_creation', \
-                 'pending_actions_by_proposer')"
-            ),
-        )
-    };
+    let count = || listing_indexes(&url, &schema);
     assert_eq!(count(), "3");
     let role = format!("dml_{schema}");
     f.raw(&format!(
@@ -701,6 +866,25 @@ fn damaged(f: &Fixture) {
     );
     assert_eq!(unreadable[1].0, ids[2]);
     assert!(unreadable[1].1.contains("proposer"), "{}", unreadable[1].1);
+    // Paged, each row comes once in its place, whatever the page size:
+    // pages start after the last readable row, and pass over the damaged
+    // rows that follow it by count.
+    for size in 1..=4 {
+        let mut order = Vec::new();
+        for page in q.pages(&ListFilter::default(), size) {
+            let page = page.unwrap();
+            let damaged = page.unreadable.iter().map(|e| match e {
+                StoreError::CorruptRow { id, .. } => id.clone(),
+                other => panic!("not a damaged row: {other}"),
+            });
+            order.extend(page.rows.iter().map(|r| r.id.clone()));
+            order.extend(damaged);
+        }
+        let mut sorted = ids.clone();
+        sorted.sort();
+        order.sort();
+        assert_eq!(order, sorted, "pages of {size}: each row once");
+    }
     // An executor passes over the damaged approved row and runs the other.
     let tools = vec!["action_archive".to_owned()];
     let claim = q

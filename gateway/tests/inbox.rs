@@ -867,34 +867,53 @@ async fn the_history_shows_the_decisions_the_key_may_read_a_hundred_at_a_time() 
     for (n, id) in decided.iter().enumerate() {
         assert_eq!(linked(&page.body, id), n >= 3, "decision {n}");
     }
-    let older = "href=\"/approvals/ui?history=2#history\"";
-    let newer = "href=\"/approvals/ui?history=1#history\"";
-    assert!(page.body.contains(older) && !page.body.contains(newer));
+    // "Older decisions" leads on from the last decision shown; the page
+    // after it starts with the decision after that one.
+    let older_link = |body: &str| -> Option<String> {
+        let at = body.find("href=\"/approvals/ui?older=")? + "href=\"".len();
+        let end = at + body.get(at..)?.find('"')?;
+        Some(body.get(at..end)?.replace("&amp;", "&"))
+    };
+    let next = older_link(&page.body).expect("an Older decisions link");
+    assert!(next.ends_with("#history"), "{next}");
+    assert!(!page.body.contains("Newest decisions"));
     // The next page: the three oldest decisions, and what still waits.
-    let page = bob.get("/approvals/ui?history=2").await;
+    let page = bob.get(next.trim_end_matches("#history")).await;
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(linked(&page.body, &waiting));
     for (n, id) in decided.iter().enumerate() {
         assert_eq!(linked(&page.body, id), n < 3, "decision {n} on page 2");
     }
-    assert!(page.body.contains(newer) && !page.body.contains("history=3"));
-    let far = bob.get("/approvals/ui?history=1000000").await;
+    assert!(
+        page.body.contains("href=\"/approvals/ui#history\""),
+        "{}",
+        page.body
+    );
+    assert!(older_link(&page.body).is_none(), "{}", page.body);
+    // Past the oldest decision: nothing, said so.
+    let oldest = queue.get(&decided[0]).unwrap();
+    let far = bob
+        .get(&format!(
+            "/approvals/ui?older={}.{}",
+            oldest.state_at, oldest.id
+        ))
+        .await;
     assert_eq!(far.status, 200);
     assert!(
         far.body.contains("No decisions this far back"),
         "{}",
         far.body
     );
-    assert!(!far.body.contains("history=1000001"), "{}", far.body);
     for bad in [
-        "0",
+        "",
         "two",
-        "-1",
-        "1000001",
-        "184467440737095517",
-        "18446744073709551615",
+        "1",
+        "x.pa_1",
+        ".pa_1",
+        "1.",
+        "18446744073709551615.pa_1",
     ] {
-        let page = bob.get(&format!("/approvals/ui?history={bad}")).await;
+        let page = bob.get(&format!("/approvals/ui?older={bad}")).await;
         assert_eq!(page.status, 400, "{bad}: {}", page.body);
     }
     // A key that may not read tickets: its newest readable decisions lie
@@ -905,6 +924,6 @@ async fn the_history_shows_the_decisions_the_key_may_read_a_hundred_at_a_time() 
     for (n, id) in decided.iter().enumerate() {
         assert_eq!(linked(&page.body, id), n < 2, "decision {n}");
     }
-    assert!(!page.body.contains("history=2"), "{}", page.body);
+    assert!(older_link(&page.body).is_none(), "{}", page.body);
     running.stop().await;
 }

@@ -104,4 +104,4 @@ pub use queue::{
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteOptions, SqliteStore};
 pub use state::{PendingAction, State, UnknownState};
-pub use store::{ApprovalStore, Cas, ListFilter, ListOrder, StoreError, Wake};
+pub use store::{ApprovalStore, Cas, ListCursor, ListFilter, ListOrder, StoreError, Wake};

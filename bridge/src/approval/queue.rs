@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::canonical::{input_sha256, input_sha256_of, is_sha256_hex};
 use super::clock::{Clock, SystemClock, duration_ms};
 use super::id::new_id;
-use super::store::{ApprovalStore, Cas, ListFilter, StoreError, Wake};
+use super::store::{ApprovalStore, Cas, ListCursor, ListFilter, StoreError, Wake};
 use super::{ApprovalError, PendingAction, State};
 use crate::actor::Actor;
 
@@ -115,17 +115,45 @@ impl Iterator for Pages<'_> {
         if self.done {
             return None;
         }
-        let page = match self.queue.list(&self.filter) {
-            Ok(page) => page,
+        let read = match self.queue.store.list(&self.filter) {
+            Ok(read) => read,
             Err(e) => {
                 self.done = true;
-                return Some(Err(e));
+                return Some(Err(e.into()));
             }
         };
-        let read = page.rows.len() + page.unreadable.len();
-        self.filter.offset = Some(self.filter.offset.unwrap_or(0).saturating_add(read));
-        self.done = read < self.size;
-        (read > 0).then_some(Ok(page))
+        self.done = read.len() < self.size;
+        // The next page starts after the last readable row (keyset
+        // paging); rows read after it that cannot be read, whose position
+        // is unknown, are passed over by offset.
+        let mut trailing = 0usize;
+        let mut last = None;
+        let mut page = Listing::default();
+        for row in read {
+            match row {
+                Ok(row) => {
+                    trailing = 0;
+                    last = Some(ListCursor::of(&row, self.filter.order));
+                    page.rows.push(row);
+                }
+                Err(e) => {
+                    trailing += 1;
+                    page.unreadable.push(e);
+                }
+            }
+        }
+        match last {
+            Some(cursor) => {
+                self.filter.after = Some(cursor);
+                self.filter.offset = Some(trailing);
+            }
+            None => {
+                let skipped = self.filter.offset.unwrap_or(0);
+                self.filter.offset = Some(skipped.saturating_add(trailing));
+            }
+        }
+        let empty = page.rows.is_empty() && page.unreadable.is_empty();
+        (!empty).then_some(Ok(page))
     }
 }
 
@@ -315,16 +343,19 @@ impl ApprovalQueue {
 
     /// The rows matching `filter`, in its order, `size` (at least 1) at a
     /// time: each page is one store read, made when the iterator is
-    /// advanced, so a caller that stops early reads no further. Pages
-    /// follow one another by offset (the filter's own `offset` and `limit`
-    /// are replaced), so a row that changes between two reads can come
-    /// twice, or be passed over if it moved into pages already read.
+    /// advanced, so a caller that stops early reads no further. Each page
+    /// starts after the last row of the one before ([`ListFilter::after`],
+    /// keyset paging; the filter's own `offset` and `limit` are replaced,
+    /// its `after` is where the first page starts), so every page costs
+    /// the same, and a row that does not change is listed exactly once
+    /// however the others change meanwhile. A row that changes between two
+    /// reads moves in the order: it can come twice, or not at all.
     pub fn pages(&self, filter: &ListFilter, size: usize) -> Pages<'_> {
         let size = size.max(1);
         Pages {
             queue: self,
             filter: ListFilter {
-                offset: Some(0),
+                offset: None,
                 limit: Some(size),
                 ..filter.clone()
             },

@@ -650,6 +650,13 @@ fn list_sql(columns: &str, filter: &ListFilter) -> (String, Vec<rusqlite::types:
             p.clone().into(),
         );
     }
+    if let Some(cursor) = &filter.after {
+        args.push(cursor.at.into());
+        args.push(cursor.id.clone().into());
+        let (at, id) = (args.len() - 1, args.len());
+        sql.push_str(" AND ");
+        sql.push_str(&filter.order.after_sql(&format!("?{at}"), &format!("?{id}")));
+    }
     if let Some(terminal) = filter.terminal {
         // In another order than the oldest first, the order's index
         // should drive the scan (stopping at the limit) rather than

@@ -145,12 +145,43 @@ pub struct ListFilter {
     /// Only rows whose proposer has this id. A row whose proposer cannot
     /// be read passes no such filter.
     pub proposer_id: Option<String>,
-    /// The order of the rows, and so which ones `offset` and `limit` keep.
+    /// The order of the rows, and so which ones `after`, `offset` and
+    /// `limit` keep.
     pub order: ListOrder,
-    /// Pass over this many rows first, in that order (for paging).
+    /// Only rows that come after this position in the order: the last row
+    /// of the page before, for keyset paging. Unlike an offset, a row that
+    /// does not change is never passed over or met twice while others
+    /// change, and a page deep in a long listing costs what the first does.
+    pub after: Option<ListCursor>,
+    /// Pass over this many rows first, in that order (after `after`).
     pub offset: Option<usize>,
     /// At most this many rows.
     pub limit: Option<usize>,
+}
+
+/// A row's position in a listing's [`ListOrder`] ([`ListFilter::after`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ListCursor {
+    /// The row's time in the order: its `created_at` for
+    /// [`ListOrder::OldestFirst`] and [`ListOrder::NewestFirst`], its
+    /// `state_at` for [`ListOrder::RecentlyChanged`].
+    pub at: i64,
+    /// The row's id, which breaks ties on the time.
+    pub id: String,
+}
+
+impl ListCursor {
+    /// The position of `row` in `order`.
+    pub fn of(row: &PendingAction, order: ListOrder) -> Self {
+        let at = match order {
+            ListOrder::OldestFirst | ListOrder::NewestFirst => row.created_at,
+            ListOrder::RecentlyChanged => row.state_at,
+        };
+        ListCursor {
+            at,
+            id: row.id.clone(),
+        }
+    }
 }
 
 /// The order of [`ApprovalStore::list`]'s rows. Ties on the time are
@@ -175,6 +206,29 @@ impl ListOrder {
             ListOrder::OldestFirst => "created_at, id",
             ListOrder::NewestFirst => "created_at DESC, id DESC",
             ListOrder::RecentlyChanged => "state_at DESC, id DESC",
+        }
+    }
+
+    /// The SQL condition of rows after a cursor in this order, over the
+    /// stores' column names, with the placeholders `at` and `id` (`?1`,
+    /// `$1`, ...).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) fn after_sql(self, at: &str, id: &str) -> String {
+        match self {
+            ListOrder::OldestFirst => format!("(created_at, id) > ({at}, {id})"),
+            ListOrder::NewestFirst => format!("(created_at, id) < ({at}, {id})"),
+            ListOrder::RecentlyChanged => format!("(state_at, id) < ({at}, {id})"),
+        }
+    }
+
+    /// Whether `row` comes after `cursor` in this order.
+    pub fn comes_after(self, row: &PendingAction, cursor: &ListCursor) -> bool {
+        let here = ListCursor::of(row, self);
+        let key = (here.at, here.id.as_str());
+        let there = (cursor.at, cursor.id.as_str());
+        match self {
+            ListOrder::OldestFirst => key > there,
+            ListOrder::NewestFirst | ListOrder::RecentlyChanged => key < there,
         }
     }
 
@@ -208,9 +262,13 @@ pub(crate) fn states_sql(terminal: bool) -> String {
 }
 
 impl ListFilter {
-    /// Whether `row` passes the filter (order, offset and limit aside).
+    /// Whether `row` passes the filter (`after` included; offset and limit
+    /// aside).
     pub fn matches(&self, row: &PendingAction) -> bool {
-        self.state.is_none_or(|s| row.state == s)
+        self.after
+            .as_ref()
+            .is_none_or(|c| self.order.comes_after(row, c))
+            && self.state.is_none_or(|s| row.state == s)
             && self.created_before.is_none_or(|t| row.created_at < t)
             && self
                 .lease_expired_at

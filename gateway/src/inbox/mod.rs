@@ -37,8 +37,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use objectstack_bridge::approval::{
-    ApprovalError, ApprovalQueue, ListFilter, ListOrder, PendingAction, Resolution, State as Row,
-    StoreError,
+    ApprovalError, ApprovalQueue, ListCursor, ListFilter, ListOrder, PendingAction, Resolution,
+    State as Row, StoreError,
 };
 use serde_json::Value;
 
@@ -513,8 +513,22 @@ fn sign_in_page(session: &session::Session, flash: Option<(bool, String)>) -> St
 /// How many decided actions a page of the index's history shows.
 const HISTORY: usize = 100;
 
-/// The last history page one may ask for (a hundred million decisions).
-const MAX_HISTORY_PAGE: usize = 1_000_000;
+/// The position of a history page's last decision, as the "Older
+/// decisions" link carries it: `STATE_AT.ID` (its `state_at` in ms, its
+/// id). The next page starts after it.
+fn cursor_param(row: &PendingAction) -> String {
+    format!("{}.{}", row.state_at, path_segment(&row.id))
+}
+
+/// [`cursor_param`] read back, or `None` when it is not one.
+fn parse_cursor(value: &str) -> Option<ListCursor> {
+    let (at, id) = value.split_once('.')?;
+    let at = at.parse::<i64>().ok()?;
+    (!id.is_empty()).then(|| ListCursor {
+        at,
+        id: id.to_owned(),
+    })
+}
 
 /// What the index shows.
 struct IndexRows {
@@ -528,11 +542,17 @@ struct IndexRows {
 }
 
 /// The rows the index shows, each on an object `key` may read: every row
-/// that may still change, oldest first, then the `page`-th [`HISTORY`] of
-/// decided rows (from 1), most recently decided first. The store picks
-/// them, a page at a time, so a queue's years of history are never read
-/// whole. Rows that cannot be read are reported among those pages.
-async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexRows, Response> {
+/// that may still change, oldest first, then [`HISTORY`] decided rows,
+/// most recently decided first, from the newest or from just after
+/// `older` (the last decision of the page before). The store picks them
+/// a page at a time, each page starting after the last (keyset paging),
+/// so a page deep in a queue's years of history costs what the first
+/// does. Rows that cannot be read are reported among those pages.
+async fn index_rows(
+    shared: &Shared,
+    key: &ApiKey,
+    older: Option<ListCursor>,
+) -> Result<IndexRows, Response> {
     let unreadable_queue = |e: &ApprovalError| {
         message_page(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -540,7 +560,6 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
             &e.to_string(),
         )
     };
-    let skip = page.saturating_sub(1).saturating_mul(HISTORY);
     let mut found = IndexRows {
         rows: Vec::new(),
         unreadable: Vec::new(),
@@ -553,10 +572,11 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
     let history = ListFilter {
         terminal: Some(true),
         order: ListOrder::RecentlyChanged,
+        after: older,
         ..ListFilter::default()
     };
     let mut seen = HashSet::new();
-    // Readable decided rows met so far, the skipped pages' included.
+    // Readable decided rows met so far.
     let mut decided = 0;
     for listing in std::iter::once(live).chain(shared.queue.pages(&history, HISTORY)) {
         let listing = listing.map_err(|e| unreadable_queue(&e))?;
@@ -570,13 +590,11 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
                 Ok(()) if !row.state.is_terminal() => found.rows.push(row),
                 Ok(()) => {
                     decided += 1;
-                    if decided > skip.saturating_add(HISTORY) {
+                    if decided > HISTORY {
                         found.older = true;
                         return Ok(found);
                     }
-                    if decided > skip {
-                        found.rows.push(row);
-                    }
+                    found.rows.push(row);
                 }
                 Err(crate::verify::Refusal::Forbidden(_)) => {}
                 Err(refusal) => {
@@ -594,7 +612,8 @@ async fn index_rows(shared: &Shared, key: &ApiKey, page: usize) -> Result<IndexR
 
 #[derive(Debug, serde::Deserialize)]
 struct IndexQuery {
-    history: Option<String>,
+    /// The decisions older than this one ([`cursor_param`]).
+    older: Option<String>,
 }
 
 async fn index(
@@ -602,17 +621,15 @@ async fn index(
     Query(query): Query<IndexQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let page = match query.history.as_deref().map(str::parse::<usize>) {
-        None => 1,
-        Some(Ok(n)) if (1..=MAX_HISTORY_PAGE).contains(&n) => n,
-        Some(_) => {
+    let older = match query.older.as_deref().map(parse_cursor) {
+        None => None,
+        Some(Some(cursor)) => Some(cursor),
+        Some(None) => {
             return message_page(
                 StatusCode::BAD_REQUEST,
                 "No such page",
-                &format!(
-                    "`history` is the page of decisions to show: a whole number from 1 to \
-                     {MAX_HISTORY_PAGE}."
-                ),
+                "`older` names the last decision of the page before, as the \"Older decisions\" \
+                 link gives it: follow the links from the approvals page.",
             );
         }
     };
@@ -628,12 +645,13 @@ async fn index(
         );
     };
     let me = caller(key).actor_id();
-    let found = match index_rows(&shared, key, page).await {
+    let deep = older.is_some();
+    let found = match index_rows(&shared, key, older).await {
         Ok(found) => found,
         Err(refused) => return refused,
     };
     let view = View::new(&shared, &me, &session.csrf);
-    let body = view.index(&found, page);
+    let body = view.index(&found, deep);
     with_cookie(
         html_response(
             StatusCode::OK,
@@ -1081,7 +1099,8 @@ impl<'a> View<'a> {
         self.mine(row) && !self.shared.queue.allows_self_approval()
     }
 
-    fn index(&self, found: &IndexRows, page: usize) -> String {
+    /// The index page; `deep`: its history is not the newest decisions.
+    fn index(&self, found: &IndexRows, deep: bool) -> String {
         let (rows, unreadable) = (&found.rows, &found.unreadable);
         let mut out = String::new();
         let pending: Vec<&PendingAction> =
@@ -1142,7 +1161,7 @@ impl<'a> View<'a> {
         }
         out.push_str("<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2>\n");
         if history.is_empty() {
-            out.push_str(if page > 1 {
+            out.push_str(if deep {
                 "<p class=\"empty\">No decisions this far back.</p>\n"
             } else {
                 "<p class=\"empty\">Nothing has been decided yet.</p>\n"
@@ -1179,18 +1198,17 @@ impl<'a> View<'a> {
             }
             out.push_str("</tbody></table>\n");
         }
-        if page > 1 || found.older {
+        if deep || found.older {
             out.push_str("<nav aria-label=\"History pages\"><ul class=\"sections\">");
-            if page > 1 {
-                out.push_str(&format!(
-                    "<li><a href=\"/approvals/ui?history={}#history\" rel=\"prev\">Newer decisions</a></li>",
-                    page - 1
-                ));
+            if deep {
+                out.push_str(
+                    "<li><a href=\"/approvals/ui#history\" rel=\"first\">Newest decisions</a></li>",
+                );
             }
-            if found.older {
+            if let (true, Some(last)) = (found.older, history.last()) {
                 out.push_str(&format!(
-                    "<li><a href=\"/approvals/ui?history={}#history\" rel=\"next\">Older decisions</a></li>",
-                    page + 1
+                    "<li><a href=\"/approvals/ui?older={}#history\" rel=\"next\">Older decisions</a></li>",
+                    cursor_param(last)
                 ));
             }
             out.push_str("</ul></nav>\n");

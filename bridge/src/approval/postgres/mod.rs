@@ -631,7 +631,7 @@ async fn migrate(client: &Client, shown: &str, options: &PostgresOptions) -> Res
     }
     if version == schema::CURRENT {
         if !options.read_only {
-            add_indexes(client).await?;
+            add_indexes(client, options.statement_timeout).await?;
         }
         return Ok(());
     }
@@ -668,14 +668,19 @@ async fn migrate(client: &Client, shown: &str, options: &PostgresOptions) -> Res
             )
             .await?;
     }
-    add_indexes(client).await
+    add_indexes(client, options.statement_timeout).await
 }
 
 /// Adds the listing indexes ([`schema::INDEXES`]) that are missing, inside
-/// the migration's transaction. A role that may not create them (it does
-/// not own the table) still opens the queue, without them: a savepoint
-/// keeps the refusal from aborting the transaction.
-async fn add_indexes(client: &Client) -> Result<(), Fail> {
+/// the migration's transaction. They only speed listings up, so nothing
+/// about them keeps the queue from opening: a role that may not create
+/// them (it does not own the table), a read-only server, another writer's
+/// lock held past a third of `timeout`, or a table too large to index in
+/// that time each leave the queue opened without them (a savepoint keeps
+/// the failure from aborting the transaction), and the next writer's open
+/// tries again. A table that large is best indexed by hand, with `CREATE
+/// INDEX CONCURRENTLY` and the statements of [`schema::INDEXES`].
+async fn add_indexes(client: &Client, timeout: Duration) -> Result<(), Fail> {
     // `CREATE INDEX IF NOT EXISTS` locks the table against writes even when
     // the index is there, so every gateway's start would wait on the
     // others' writes: look first.
@@ -686,23 +691,24 @@ async fn add_indexes(client: &Client) -> Result<(), Fail> {
     if present {
         return Ok(());
     }
+    // Within the savepoint, so rolling back to it restores the session's
+    // own timeouts; on success the transaction ends right after.
+    let bound = (timeout / 3).as_millis().max(1);
     client
-        .batch_execute("SAVEPOINT objectstack_indexes")
+        .batch_execute(&format!(
+            "SAVEPOINT objectstack_indexes; SET LOCAL lock_timeout = {bound}; \
+             SET LOCAL statement_timeout = {bound}"
+        ))
         .await?;
     match client.batch_execute(schema::INDEXES).await {
         Ok(()) => Ok(client
             .batch_execute("RELEASE SAVEPOINT objectstack_indexes")
             .await?),
-        // A role that does not own the table, or a read-only server (a
-        // standby): the queue opens, and listings sort without them.
-        Err(e)
-            if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE)
-                || e.code() == Some(&SqlState::READ_ONLY_SQL_TRANSACTION) =>
-        {
-            Ok(client
-                .batch_execute("ROLLBACK TO SAVEPOINT objectstack_indexes")
-                .await?)
-        }
+        // Refused by the server (a code): open without them. A lost
+        // connection has no code, and fails the open as any other would.
+        Err(e) if e.code().is_some() => Ok(client
+            .batch_execute("ROLLBACK TO SAVEPOINT objectstack_indexes")
+            .await?),
         Err(e) => Err(e.into()),
     }
 }
@@ -1122,6 +1128,13 @@ impl ApprovalStore for PostgresStore {
             }
             if let Some(terminal) = filter.terminal {
                 sql.push_str(&format!(" AND state IN ({})", states_sql(terminal)));
+            }
+            if let Some(cursor) = filter.after.clone() {
+                args.push(Box::new(cursor.at));
+                args.push(Box::new(cursor.id));
+                let (at, id) = (args.len() - 1, args.len());
+                sql.push_str(" AND ");
+                sql.push_str(&filter.order.after_sql(&format!("${at}"), &format!("${id}")));
             }
             sql.push_str(" ORDER BY ");
             sql.push_str(filter.order.sql());
