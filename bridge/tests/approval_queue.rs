@@ -452,18 +452,20 @@ fn a_file_gains_the_listing_indexes_and_histories_stop_at_their_limit() {
         [
             "pending_actions_by_change",
             "pending_actions_by_creation",
+            "pending_actions_by_proposer",
             "pending_actions_by_state"
         ]
     );
     // The history walks the change index and stops: no sort of the queue.
     assert!(plan.contains("pending_actions_by_change"), "{plan}");
     assert!(!plan.contains("TEMP B-TREE"), "{plan}");
-    // A file an older build wrote has neither index: a read-only open
+    // A file an older build wrote has none of them: a read-only open
     // reads it as it is, and the next write open adds them.
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute_batch(
-            "DROP INDEX pending_actions_by_change; DROP INDEX pending_actions_by_creation;",
+            "DROP INDEX pending_actions_by_change; DROP INDEX pending_actions_by_creation; \
+             DROP INDEX pending_actions_by_proposer;",
         )
         .unwrap();
     let reader = ApprovalQueue::new(Arc::new(SqliteStore::open_read_only(&path).unwrap()));
@@ -472,7 +474,7 @@ fn a_file_gains_the_listing_indexes_and_histories_stop_at_their_limit() {
     assert_eq!(indexes_and_plan(&path, "SELECT 1").0.len(), 1);
     let q = sqlite_queue(&path);
     assert_eq!(q.get(&p.id).unwrap().state, State::Rejected);
-    assert_eq!(indexes_and_plan(&path, "SELECT 1").0.len(), 3);
+    assert_eq!(indexes_and_plan(&path, "SELECT 1").0.len(), 4);
 }
 
 #[test]

@@ -99,10 +99,15 @@ CREATE INDEX pending_actions_by_state ON pending_actions (state, created_at, id)
 /// or one upgraded from an older version). They let a listing in an
 /// order stop after its limit instead of sorting the whole queue:
 /// `by_change` serves a history (the most recently changed rows first),
-/// `by_creation` the newest rows first (the model's lookup).
+/// `by_creation` the newest rows first, and `by_proposer` one proposer's
+/// newest (the model's lookup), over the very expression
+/// [`list_sql`] filters by, so a caller with few proposals does not walk
+/// everyone's.
 const INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS pending_actions_by_change ON pending_actions (state_at, id);
 CREATE INDEX IF NOT EXISTS pending_actions_by_creation ON pending_actions (created_at, id);
+CREATE INDEX IF NOT EXISTS pending_actions_by_proposer ON pending_actions
+    ((CASE WHEN json_valid(proposer) THEN json_extract(proposer, '$.id') END), created_at, id);
 ";
 
 /// The guards of schema version 3 (versions 1 and 2 had the first three,
@@ -1241,8 +1246,34 @@ mod tests {
             limit: Some(20),
             ..ListFilter::default()
         });
-        assert!(lookup.contains("pending_actions_by_creation"), "{lookup}");
+        assert!(lookup.contains("pending_actions_by_proposer"), "{lookup}");
         assert!(!lookup.contains("TEMP B-TREE"), "{lookup}");
+        // Its next page, after the last row of the first.
+        let next = plan(&ListFilter {
+            proposer_id: Some("osk:abc".into()),
+            order: ListOrder::NewestFirst,
+            after: Some(crate::approval::ListCursor {
+                at: 1,
+                id: "pa_1".into(),
+            }),
+            limit: Some(20),
+            ..ListFilter::default()
+        });
+        assert!(next.contains("pending_actions_by_proposer"), "{next}");
+        assert!(!next.contains("TEMP B-TREE"), "{next}");
+        // A history page deep in the history, after a cursor.
+        let deep = plan(&ListFilter {
+            terminal: Some(true),
+            order: ListOrder::RecentlyChanged,
+            after: Some(crate::approval::ListCursor {
+                at: 1,
+                id: "pa_1".into(),
+            }),
+            limit: Some(100),
+            ..ListFilter::default()
+        });
+        assert!(deep.contains("pending_actions_by_change"), "{deep}");
+        assert!(!deep.contains("TEMP B-TREE"), "{deep}");
         // The rows that may still change: few, through the state index.
         let live = plan(&ListFilter {
             terminal: Some(false),
