@@ -22,6 +22,7 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -32,7 +33,7 @@ use objectstack_bridge::approval::{ApprovalError, ListFilter, ListOrder};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::Shared;
@@ -233,8 +234,24 @@ fn list_request(query: &ListQuery) -> Result<(ListFilter, Option<usize>), String
 async fn list(
     State(shared): State<Arc<Shared>>,
     Extension(caller): Extension<Caller>,
-    Query(query): Query<ListQuery>,
+    query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Response {
+    // The query string's own faults (a parameter given twice, bad
+    // percent-encoding) answer in the same envelope as bad values.
+    let Query(query) = match query {
+        Ok(query) => query,
+        Err(rejection) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "VALIDATION_ERROR",
+                &format!(
+                    "the query string cannot be read ({}): give each of `state`, `order` and \
+                     `limit` at most once",
+                    rejection.body_text()
+                ),
+            );
+        }
+    };
     let (filter, limit) = match list_request(&query) {
         Ok(request) => request,
         Err(message) => return error(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", &message),
@@ -349,20 +366,24 @@ async fn reject(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
     Extension(caller): Extension<Caller>,
-    body: Option<Json<Value>>,
+    body: axum::body::Bytes,
 ) -> Response {
-    let body: RejectBody = match body {
-        None => RejectBody::default(),
-        Some(Json(value)) => match serde_json::from_value(value) {
+    // Optional, and read whatever its content type says: a reason sent
+    // without `content-type: application/json` is not silently dropped,
+    // and malformed JSON answers in the API's own envelope.
+    let body: RejectBody = if body.iter().all(u8::is_ascii_whitespace) {
+        RejectBody::default()
+    } else {
+        match serde_json::from_slice(&body) {
             Ok(b) => b,
             Err(e) => {
                 return error(
                     StatusCode::BAD_REQUEST,
                     "VALIDATION_ERROR",
-                    &format!("the body must be {{\"reason\": \"…\"}}: {e}"),
+                    &format!("the body must be empty or {{\"reason\": \"…\"}}: {e}"),
                 );
             }
-        },
+        }
     };
     if let Some(refusal) = may_decide(&shared, &caller, &id).await {
         return refusal;

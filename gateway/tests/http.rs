@@ -397,18 +397,38 @@ async fn a_destructive_call_waits_is_approved_over_http_and_runs_once() {
         .to_owned();
     assert_ne!(id2, id);
     fake.clear();
+    // Malformed bodies are refused in the API's envelope; nothing is
+    // decided.
+    for (content_type, body) in [
+        ("application/json", "{"),
+        ("application/json", "{\"reason\": 5}"),
+        ("application/x-www-form-urlencoded", "reason=keep+it"),
+    ] {
+        let refused = http
+            .post(running.url(&format!("/approvals/{id2}/reject")))
+            .bearer_auth(BOB)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 400, "{body}");
+        let answer: Value = refused.json().await.unwrap();
+        assert_eq!(answer["error"]["code"], json!("VALIDATION_ERROR"), "{body}");
+    }
+    // The reason is kept whatever the content type says.
     let rejected = http
         .post(running.url(&format!("/approvals/{id2}/reject")))
         .bearer_auth(BOB)
-        .json(&json!({"reason": "keep it"}))
+        .header("content-type", "text/plain")
+        .body(json!({"reason": "keep it"}).to_string())
         .send()
         .await
         .unwrap();
     assert_eq!(rejected.status(), 200);
-    assert_eq!(
-        rejected.json::<Value>().await.unwrap()["state"],
-        json!("rejected")
-    );
+    let rejected: Value = rejected.json().await.unwrap();
+    assert_eq!(rejected["state"], json!("rejected"));
+    assert_eq!(rejected["reason"], json!("keep it"), "{rejected}");
     assert!(fake.received().is_empty());
     let lookup = call(
         &alice,
@@ -1022,6 +1042,8 @@ async fn listings_are_ordered_limited_and_read_a_page_at_a_time() {
         ("?limit=ten", "limit"),
         ("?order=sideways", "order"),
         ("?state=done", "done"),
+        // A parameter given twice, as JSON like the others.
+        ("?limit=1&limit=2", "limit"),
     ] {
         let (status, body) = list_as(&running, BOB, query).await;
         assert_eq!(status, 400, "{query}: {body}");
