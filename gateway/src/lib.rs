@@ -781,11 +781,6 @@ impl Shared {
         to_result(&envelope, served.is_some_and(|s| s.structured)).into()
     }
 
-    /// The retry of a call answered with `input_required` (2026-07-28):
-    /// `state` names the pending action it proposed, and `answer` is the
-    /// user's. The state is echoed by the client, so it is only a handle:
-    /// it must name a still pending action of this caller, for this tool,
-    /// with these very arguments; otherwise nothing is decided.
     /// Whether `name` is a tool the current catalog serves (the gateway's
     /// own lookup tool included, when it is served).
     pub(crate) fn serves(&self, name: &str) -> bool {
@@ -806,6 +801,11 @@ impl Shared {
             .record(caller, name, sha, "refused", None, Duration::ZERO);
     }
 
+    /// The retry of a call answered with `input_required` (2026-07-28):
+    /// `state` names the pending action it proposed, and `answer` is the
+    /// user's. The state is echoed by the client, so it is only a handle:
+    /// it must name a still pending action of this caller, for this tool,
+    /// with these very arguments; otherwise nothing is decided.
     pub(crate) async fn resume(
         &self,
         caller: &Caller,

@@ -111,6 +111,16 @@ impl ServerHandler for Session {
         let arguments = request.arguments.unwrap_or_default();
         let shared = self.shared.clone();
         let name = request.name.to_string();
+        // Tracked, so SIGTERM waits for it.
+        if let Some(state) = request.request_state.as_deref() {
+            // The retry of a call that asked for confirmation (2026-07-28):
+            // the user's answer is in `inputResponses`. Before the check
+            // below: the proposal exists whatever a reload did to the tool
+            // since, and a user's decline must still be recorded.
+            let answer = answer_of(request.input_responses.as_ref());
+            let resume = shared.resume(&caller, &name, arguments, state, answer);
+            return Ok(self.shared.tracker.track_future(resume).await.into());
+        }
         if !shared.serves(&name) {
             // A protocol error, as the MCP specification has it for an
             // unknown tool (a tool's own failures are tool results).
@@ -122,14 +132,6 @@ impl ServerHandler for Session {
                 ),
                 None,
             ));
-        }
-        // Tracked, so SIGTERM waits for it.
-        if let Some(state) = request.request_state.as_deref() {
-            // The retry of a call that asked for confirmation (2026-07-28):
-            // the user's answer is in `inputResponses`.
-            let answer = answer_of(request.input_responses.as_ref());
-            let resume = shared.resume(&caller, &name, arguments, state, answer);
-            return Ok(self.shared.tracker.track_future(resume).await.into());
         }
         let call = shared.call(&caller, &name, arguments, tool_call_id, elicit);
         Ok(self.shared.tracker.track_future(call).await)

@@ -1070,3 +1070,64 @@ async fn listings_are_ordered_limited_and_read_a_page_at_a_time() {
     alice.cancel().await.unwrap();
     running.stop().await;
 }
+
+/// A user's answer to a confirmation is recorded even when a reload
+/// stopped serving the tool between the question and the answer: a
+/// decline rejects the proposal, so nobody can approve it afterwards.
+#[tokio::test]
+async fn a_decline_is_recorded_after_a_reload_removed_the_tool() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t4", json!({"subject": "Old"}));
+    let dir = tempfile::tempdir().unwrap();
+    let stack = dir.path().join("helpdesk.json");
+    std::fs::copy(fixture(), &stack).unwrap();
+    let served = stack.clone();
+    let running = start(&fake, |c| {
+        c.confirm = objectstack_gateway::ConfirmMode::Elicit;
+        c.stacks = vec![served];
+    })
+    .await;
+    let url = running.url("/mcp");
+    let args = json!({"recordId": "t4"});
+    let asked = call_2026(
+        ALICE,
+        &url,
+        json!({"name": "action_purge_ticket", "arguments": args}),
+    )
+    .await;
+    assert_eq!(asked["resultType"], json!("input_required"), "{asked}");
+    let state = asked["requestState"].as_str().unwrap().to_owned();
+    let text = std::fs::read_to_string(&stack).unwrap();
+    std::fs::write(
+        &stack,
+        text.replace(
+            "\"name\": \"purge_ticket\"",
+            "\"name\": \"purge_ticket_v2\"",
+        ),
+    )
+    .unwrap();
+    running.gateway.reload().await.unwrap();
+    assert!(
+        !running
+            .gateway
+            .tool_names()
+            .contains(&"action_purge_ticket".to_owned())
+    );
+    let answer = call_2026(
+        ALICE,
+        &url,
+        json!({"name": "action_purge_ticket", "arguments": args, "requestState": state,
+               "inputResponses": {"confirm": {"action": "decline"}}}),
+    )
+    .await;
+    assert!(answer.to_string().contains("declined"), "{answer}");
+    let row = running.gateway.queue().get(&state).unwrap();
+    assert_eq!(row.state.as_str(), "rejected");
+    // The record was read to propose the call; nothing ran.
+    assert!(
+        fake.received().iter().all(|r| r.method == "GET"),
+        "{:?}",
+        fake.received()
+    );
+    running.stop().await;
+}

@@ -516,8 +516,8 @@ const HISTORY: usize = 100;
 /// The position of a history page's last decision, as the "Older
 /// decisions" link carries it: `STATE_AT.ID` (its `state_at` in ms, its
 /// id). The next page starts after it.
-fn cursor_param(row: &PendingAction) -> String {
-    format!("{}.{}", row.state_at, path_segment(&row.id))
+fn cursor_param(cursor: &ListCursor) -> String {
+    format!("{}.{}", cursor.at, path_segment(&cursor.id))
 }
 
 /// [`cursor_param`] read back, or `None` when it is not one.
@@ -537,8 +537,9 @@ struct IndexRows {
     rows: Vec<PendingAction>,
     /// Rows among those read that cannot be read back.
     unreadable: Vec<StoreError>,
-    /// Whether older decisions follow this history page.
-    older: bool,
+    /// Where older decisions start, when some follow this history page:
+    /// the last decision shown, in the store's order.
+    older: Option<ListCursor>,
 }
 
 /// The rows the index shows, each on an object `key` may read: every row
@@ -563,7 +564,7 @@ async fn index_rows(
     let mut found = IndexRows {
         rows: Vec::new(),
         unreadable: Vec::new(),
-        older: false,
+        older: None,
     };
     let live = shared.queue.list(&ListFilter {
         terminal: Some(false),
@@ -576,8 +577,9 @@ async fn index_rows(
         ..ListFilter::default()
     };
     let mut seen = HashSet::new();
-    // Readable decided rows met so far.
+    // Readable decided rows met so far, and the last of them shown.
     let mut decided = 0;
+    let mut last_shown = None;
     for listing in std::iter::once(live).chain(shared.queue.pages(&history, HISTORY)) {
         let listing = listing.map_err(|e| unreadable_queue(&e))?;
         found.unreadable.extend(listing.unreadable);
@@ -591,9 +593,10 @@ async fn index_rows(
                 Ok(()) => {
                     decided += 1;
                     if decided > HISTORY {
-                        found.older = true;
+                        found.older = last_shown;
                         return Ok(found);
                     }
+                    last_shown = Some(ListCursor::of(&row, ListOrder::RecentlyChanged));
                     found.rows.push(row);
                 }
                 Err(crate::verify::Refusal::Forbidden(_)) => {}
@@ -1198,17 +1201,17 @@ impl<'a> View<'a> {
             }
             out.push_str("</tbody></table>\n");
         }
-        if deep || found.older {
+        if deep || found.older.is_some() {
             out.push_str("<nav aria-label=\"History pages\"><ul class=\"sections\">");
             if deep {
                 out.push_str(
                     "<li><a href=\"/approvals/ui#history\" rel=\"first\">Newest decisions</a></li>",
                 );
             }
-            if let (true, Some(last)) = (found.older, history.last()) {
+            if let Some(older) = &found.older {
                 out.push_str(&format!(
                     "<li><a href=\"/approvals/ui?older={}#history\" rel=\"next\">Older decisions</a></li>",
-                    cursor_param(last)
+                    cursor_param(older)
                 ));
             }
             out.push_str("</ul></nav>\n");
@@ -1493,6 +1496,45 @@ mod tests {
         assert_eq!(parse_duration("0"), Ok(None));
         for bad in ["", "24", "h", "5x", "1.5h", "-1h", "99999999999999999999d"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn history_cursors_round_trip_through_a_query_string() {
+        // What axum's `Query` does to the link's value.
+        let decoded = |text: &str| -> String {
+            let bytes = text.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < bytes.len() {
+                match (bytes[i], text.get(i + 1..i + 3)) {
+                    (b'%', Some(hex)) => {
+                        out.push(u8::from_str_radix(hex, 16).unwrap());
+                        i += 3;
+                    }
+                    (b, _) => {
+                        out.push(b);
+                        i += 1;
+                    }
+                }
+            }
+            String::from_utf8(out).unwrap()
+        };
+        for (at, id) in [
+            (1_800_000_000_000, "pa_0a1b"),
+            (-5, "pa.with.dots"),
+            (0, "odd id+&=#%é"),
+        ] {
+            let cursor = ListCursor {
+                at,
+                id: id.to_owned(),
+            };
+            let param = cursor_param(&cursor);
+            assert!(!param.contains(['&', '#', '+', ' ']), "{param}");
+            assert_eq!(parse_cursor(&decoded(&param)), Some(cursor));
+        }
+        for bad in ["", "1", "1.", ".pa", "x.pa", "1e3.pa"] {
+            assert_eq!(parse_cursor(bad), None, "{bad}");
         }
     }
 
