@@ -1141,13 +1141,35 @@ fn error_result(message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.to_owned())])
 }
 
-/// A name from a request, as an error quotes it back: on one line, with
-/// nothing a terminal would act on, and cut at 120 characters.
+/// A name from a request, as an error quotes it back: cut at 120
+/// characters, on one line, with nothing a terminal would act on.
 pub(crate) fn shown_name(name: &str) -> String {
     const MOST: usize = 120;
-    let safe = objectstack_spec::text::line_safe(name);
-    match safe.char_indices().nth(MOST) {
-        Some((cut, _)) => format!("{}…", safe.get(..cut).unwrap_or_default()),
-        None => safe.into_owned(),
+    // Cut first, so an escape is never cut in half.
+    match name.char_indices().nth(MOST) {
+        Some((cut, _)) => format!(
+            "{}…",
+            objectstack_spec::text::line_safe(name.get(..cut).unwrap_or_default())
+        ),
+        None => objectstack_spec::text::line_safe(name).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_quoted_back_cut_and_on_one_line() {
+        assert_eq!(shown_name("action_x"), "action_x");
+        let shown = shown_name(&format!("\u{1b}[31m{}\u{202e}\n", "x".repeat(300)));
+        assert!(!shown.contains(['\u{1b}', '\u{202e}', '\n']), "{shown}");
+        assert!(
+            shown.ends_with('…') && shown.chars().count() < 140,
+            "{shown}"
+        );
+        // Control characters only: each escaped whole, never cut in half.
+        let shown = shown_name(&"\u{1b}".repeat(200));
+        assert!(shown.trim_end_matches('…').ends_with("\\u001b"), "{shown}");
     }
 }
