@@ -5,6 +5,12 @@
 //! 1-based line and column; invalid UTF-8 reports the byte offset and the
 //! line and column of the first bad byte; nesting deeper than serde_json's
 //! recursion limit (128) is an error, never a stack overflow.
+//!
+//! Where this differs from `JSON.parse`, which upstream reads stacks with:
+//! besides the nesting limit, a `\u` escape of a lone surrogate
+//! (`"\ud83d"`, which a Rust string cannot hold) and a number too large
+//! for a double (`1e400`, which JavaScript reads as `Infinity`) are
+//! syntax errors, with their position, where upstream reads the file.
 
 use serde_json::{Map, Value};
 
