@@ -473,6 +473,71 @@ fn keyset(store: Arc<dyn ApprovalStore>) {
     assert_eq!(seen, before);
 }
 
+/// A queue call that waits on the database (here, on a table another
+/// session holds) does not stall the host's other tasks, even on a
+/// runtime with a single worker: the store announces its wait.
+#[cfg(feature = "postgres")]
+#[test]
+fn postgres_waits_do_not_stall_the_hosts_other_tasks() {
+    let Some(f) = Fixture::postgres("stall") else {
+        return;
+    };
+    let url = std::env::var(stores::URL_VAR).unwrap();
+    let schema = f.schema().unwrap().to_owned();
+    let store = f.open();
+    let location = f.location.clone();
+    let holder = std::thread::spawn(move || {
+        stores::pg::run(
+            &location,
+            "BEGIN; LOCK TABLE pending_actions IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); \
+             COMMIT",
+        )
+    });
+    wait_for("the other session's lock", || {
+        stores::pg::value(
+            &url,
+            &format!(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '{schema}' \
+                 AND c.relname = 'pending_actions' AND l.mode = 'AccessExclusiveLock' \
+                 AND l.granted"
+            ),
+        ) == "1"
+    });
+    let host = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (listed, ticked) = host.block_on(async move {
+        let started = Instant::now();
+        let waiting = tokio::spawn(async move {
+            // Waits on the lock, on the only worker.
+            let rows = store.list(&ListFilter::default()).map(|r| r.len());
+            (rows, started.elapsed())
+        });
+        // Let the listing take the worker first.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let ticker = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            started.elapsed()
+        });
+        let ticked = ticker.await.unwrap();
+        (waiting.await.unwrap(), ticked)
+    });
+    holder.join().unwrap().unwrap();
+    let (rows, waited) = listed;
+    assert_eq!(rows.unwrap(), 0);
+    assert!(
+        waited > Duration::from_secs(2),
+        "the listing waited {waited:?}"
+    );
+    assert!(
+        ticked < Duration::from_secs(1),
+        "another task ran after {ticked:?}, behind the listing"
+    );
+}
+
 /// How many of the listing indexes a test's schema has.
 #[cfg(feature = "postgres")]
 fn listing_indexes(url: &str, schema: &str) -> String {

@@ -315,8 +315,12 @@ impl PostgresStore {
     }
 
     /// Runs `fut` on the store's runtime under the statement timeout (and
-    /// a margin), blocking the calling thread (which may be a Tokio
-    /// worker: nothing is entered, it only waits on a channel).
+    /// a margin), blocking the calling thread while it waits on a channel.
+    /// On a worker of a multi-threaded Tokio runtime (a gateway's), the
+    /// wait is announced with `block_in_place`, so the runtime hands the
+    /// worker's other tasks to another thread: a slow or unreachable
+    /// database stalls only the calls that use the queue, never every
+    /// session of the host.
     fn block<T: Send + 'static>(
         &self,
         fut: impl Future<Output = Result<T, Fail>> + Send + 'static,
@@ -333,7 +337,15 @@ impl PostgresStore {
             };
             let _ = tx.send(out);
         });
-        rx.recv().unwrap_or(Err(Fail::Timeout))
+        let wait = move || rx.recv().unwrap_or(Err(Fail::Timeout));
+        match tokio::runtime::Handle::try_current() {
+            // `block_in_place` panics on a current-thread runtime, which
+            // has no other thread to hand its tasks to.
+            Ok(host) if host.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(wait)
+            }
+            _ => wait(),
+        }
     }
 
     /// A connection from the pool, or a new one, waiting at most the
