@@ -38,6 +38,7 @@ mod identity;
 mod inbox;
 mod mcp;
 mod verify;
+mod waits;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -263,7 +264,7 @@ impl Gateway {
         let store = location
             .open(OpenMode::Create)
             .map_err(|e| refused(location.to_string(), e))?;
-        let queue = Arc::new(ApprovalQueue::new(store));
+        let queue = Arc::new(ApprovalQueue::new(Arc::new(waits::Announced(store))));
         Self::assemble(config, queue, stamp, checked, &arena)
     }
 
