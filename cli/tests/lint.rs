@@ -606,3 +606,28 @@ fn help_and_the_reference_list_every_format() {
         );
     }
 }
+
+#[test]
+fn a_lone_surrogate_escape_is_linted_not_refused() {
+    // `JSON.parse` keeps `"\ud83d"`, and upstream lints the file; the
+    // escape is read as U+FFFD and the file is linted, its findings
+    // located in the text as written.
+    let dir = scratch("lone-surrogate");
+    let path = dir.join("stack.json");
+    let text =
+        r#"{"skills": [{"name": "triage", "label": "Triage", "tools": ["action_x\ud83d"]}]}"#;
+    std::fs::write(&path, text).unwrap();
+    let o = run(&["lint", path.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let unresolved: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "ai-skill-tool-unresolved")
+        .collect();
+    assert_eq!(unresolved.len(), 1, "{v}");
+    assert_eq!(unresolved[0]["ref"], "action_x\u{fffd}");
+    let at = |key: &str| unresolved[0]["location"][key].as_u64().unwrap() as usize;
+    assert_eq!(&text[at("byteStart")..at("byteEnd")], r#""action_x\ud83d""#);
+    assert_ne!(code(&o), 2, "{}", stderr(&o));
+}

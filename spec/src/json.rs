@@ -515,8 +515,21 @@ impl<'a> IntoIterator for &Map<'a> {
 
 /// Parses `text` into a tree borrowing from it and from `arena`. Errors are
 /// those of [`crate::parse::parse_value`]: line and column (in characters),
-/// and the nesting limit of 128.
+/// and the nesting limit of 128. As there, a lone surrogate escape is read
+/// as U+FFFD (the tree then borrows a patched copy of the text, of the same
+/// length, from `arena`).
 pub fn parse<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
+    parse_text(text, arena).or_else(|err| {
+        // A lone surrogate escape is read as U+FFFD; the patched text is
+        // as long as the original, so positions hold.
+        match crate::parse::patch_lone_surrogates(text) {
+            Some(patched) => parse_text(arena.bump.alloc_str(&patched), arena),
+            None => Err(err),
+        }
+    })
+}
+
+fn parse_text<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
     let mut builder = Builder {
         bump: &arena.bump,
         values: Vec::new(),
@@ -880,6 +893,33 @@ mod tests {
         let range = text.as_bytes().as_ptr_range();
         assert!(range.contains(&plain.as_ptr()));
         assert_eq!(a[1].as_str(), Some("tab\t"));
+    }
+
+    #[test]
+    fn a_lone_surrogate_escape_is_read_as_the_replacement_character() {
+        let arena = Arena::new();
+        let text = r#"{"a": "x\ud83dy", "b": "\udc00", "ok": "\ud83d\ude00", "lit": "\\ud800", "k\ud800": 1}"#;
+        let root = parse_object(text, &arena).unwrap();
+        let s = |k: &str| root.get(k).and_then(Value::as_str).unwrap();
+        assert_eq!(s("a"), "x\u{fffd}y");
+        assert_eq!(s("b"), "\u{fffd}");
+        assert_eq!(s("ok"), "\u{1f600}");
+        assert_eq!(s("lit"), "\\ud800");
+        assert!(root.contains_key("k\u{fffd}"));
+        // The owned reading agrees.
+        let owned = crate::parse::parse_value(text).unwrap();
+        assert_eq!(root.to_serde(), *owned.as_object().unwrap());
+        // Another fault after one is still reported where it would be
+        // with a valid escape in its place.
+        let faulty = "{\"a\": \"\\ud800\",\n \"b\": tru}";
+        let valid = faulty.replace("ud800", "u0041");
+        let expected = parse(&valid, &arena).unwrap_err().line_column();
+        assert_eq!(expected, (2, 10));
+        assert_eq!(parse(faulty, &arena).unwrap_err().line_column(), expected);
+        assert_eq!(
+            crate::parse::parse_value(faulty).unwrap_err().line_column(),
+            expected
+        );
     }
 
     #[test]

@@ -7,10 +7,11 @@
 //! recursion limit (128) is an error, never a stack overflow.
 //!
 //! Where this differs from `JSON.parse`, which upstream reads stacks with:
-//! besides the nesting limit, a `\u` escape of a lone surrogate
-//! (`"\ud83d"`, which a Rust string cannot hold) and a number too large
-//! for a double (`1e400`, which JavaScript reads as `Infinity`) are
-//! syntax errors, with their position, where upstream reads the file.
+//! besides the nesting limit, a number too large for a double (`1e400`,
+//! which JavaScript reads as `Infinity`) is a syntax error, with its
+//! position, where upstream reads the file; and a `\u` escape of a lone
+//! surrogate (`"\ud83d"`, which JavaScript keeps and a Rust string cannot
+//! hold) is read as U+FFFD ([`patch_lone_surrogates`]).
 
 use serde_json::{Map, Value};
 
@@ -79,9 +80,79 @@ pub fn decode_utf8(bytes: &[u8]) -> Result<&str, ParseError> {
 }
 
 /// Parses a JSON value from text, mapping serde_json's error to a
-/// [`ParseError::Syntax`].
+/// [`ParseError::Syntax`]. A `\u` escape of a lone surrogate is read as
+/// U+FFFD ([`patch_lone_surrogates`]).
 pub fn parse_value(text: &str) -> Result<Value, ParseError> {
-    serde_json::from_str(text).map_err(|err| located(text, &err))
+    serde_json::from_str(text).or_else(|err| match patch_lone_surrogates(text) {
+        Some(patched) => serde_json::from_str(&patched).map_err(|e| located(&patched, &e)),
+        None => Err(located(text, &err)),
+    })
+}
+
+/// `text` with every `\u` escape of a lone surrogate (half of a UTF-16
+/// pair, without its other half) inside a string replaced by `\uFFFD`, or
+/// `None` when it has none. `JSON.parse` keeps such a string, and upstream
+/// reads the stack; a Rust string cannot hold one, and serde_json refuses
+/// it. The replacement is as long as the escape, so every position in the
+/// text, and every error reported in it, stays where it was.
+pub fn patch_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let hex = |at: usize| -> Option<u16> {
+        let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    // A `\u` escape at `at` (its backslash) and its value.
+    let escape = |at: usize| -> Option<u16> {
+        (bytes.get(at..at + 2)? == b"\\u").then_some(())?;
+        hex(at + 2)
+    };
+    let mut lone = Vec::new();
+    let mut in_string = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if !in_string {
+            in_string = b == b'"';
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = false;
+                i += 1;
+            }
+            b'\\' => match escape(i) {
+                Some(0xD800..=0xDBFF) => {
+                    if matches!(escape(i + 6), Some(0xDC00..=0xDFFF)) {
+                        i += 12;
+                    } else {
+                        lone.push(i);
+                        i += 6;
+                    }
+                }
+                Some(0xDC00..=0xDFFF) => {
+                    lone.push(i);
+                    i += 6;
+                }
+                Some(_) => i += 6,
+                // Any other escape: the backslash and the character it
+                // escapes (so `\\u...` is not read as an escape).
+                None => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    if lone.is_empty() {
+        return None;
+    }
+    let mut patched = String::with_capacity(text.len());
+    let mut from = 0;
+    for at in lone {
+        patched.push_str(text.get(from..at)?);
+        patched.push_str("\\uFFFD");
+        from = at + 6;
+    }
+    patched.push_str(text.get(from..)?);
+    Some(patched)
 }
 
 /// A `serde_json` error on `text` as a [`ParseError`] whose column counts

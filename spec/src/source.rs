@@ -376,8 +376,14 @@ impl<'a> SourceIndex<'a> {
                 let raw = self.text.get(pos..key_end)?;
                 let child = match raw.get(1..raw.len().saturating_sub(1)) {
                     Some(inner) if !inner.contains('\\') => node.keys.get(inner).copied(),
+                    // A lone surrogate escape reads as U+FFFD, as the
+                    // document itself was read.
                     _ => serde_json::from_str::<String>(raw)
                         .ok()
+                        .or_else(|| {
+                            let patched = crate::parse::patch_lone_surrogates(raw)?;
+                            serde_json::from_str::<String>(&patched).ok()
+                        })
                         .and_then(|k| node.keys.get(&k).copied()),
                 };
                 let colon = skip_ws(bytes, key_end);
@@ -565,6 +571,15 @@ mod tests {
         assert_eq!((root.start, root.end), (0, DOC.len()));
         let xy = idx.locate(&p(&[k("xy"), k("a")])).unwrap();
         assert_eq!(&DOC[xy.start..xy.end], "1");
+    }
+
+    #[test]
+    fn a_key_with_a_lone_surrogate_escape_is_found_as_it_is_read() {
+        let text = r#"{"k\ud800": {"a": 1}}"#;
+        let span = SourceIndex::new(text)
+            .locate(&p(&[k("k\u{fffd}"), k("a")]))
+            .unwrap();
+        assert_eq!(&text[span.start..span.end], "1");
     }
 
     #[test]
