@@ -236,6 +236,50 @@ pub fn line_column_at(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Strings of escapes, surrogates among them, lone or paired, and
+        /// backslashes that escape a backslash: the patch changes exactly
+        /// the lone surrogate escapes, keeps the length, and what it gives
+        /// back reads as the same text with U+FFFD in their place.
+        #[test]
+        fn only_lone_surrogate_escapes_are_patched(
+            pieces in prop::collection::vec(prop_oneof![
+                Just("\\ud83d".to_owned()),
+                Just("\\ude00".to_owned()),
+                Just("\\ud83d\\ude00".to_owned()),
+                Just("\\\\ud800".to_owned()),
+                Just("\\n".to_owned()),
+                Just("\\u0041".to_owned()),
+                "[a-z \"]{0,3}".prop_map(|s| s.replace('"', "\\\"")),
+            ], 0..12),
+        ) {
+            let body = pieces.concat();
+            let text = format!("{{\"k\": \"{body}\", \"n\": [1, \"x\"]}}");
+            match patch_lone_surrogates(&text) {
+                None => {
+                    prop_assert!(serde_json::from_str::<Value>(&text).is_ok(), "{}", text);
+                }
+                Some(patched) => {
+                    prop_assert_eq!(patched.len(), text.len());
+                    prop_assert!(serde_json::from_str::<Value>(&text).is_err());
+                    let read: Value = serde_json::from_str(&patched).unwrap();
+                    // What JavaScript would read, lone halves as U+FFFD.
+                    let expected = body
+                        .replace("\\ud83d\\ude00", "\u{1F600}")
+                        .replace("\\\\", "\u{0}BS")
+                        .replace("\\ud83d", "\u{FFFD}")
+                        .replace("\\ude00", "\u{FFFD}")
+                        .replace("\\u0041", "A")
+                        .replace("\\n", "\n")
+                        .replace("\\\"", "\"")
+                        .replace("\u{0}BS", "\\");
+                    prop_assert_eq!(read["k"].as_str(), Some(expected.as_str()), "{}", text);
+                }
+            }
+        }
+    }
 
     #[test]
     fn reads_an_object() {
