@@ -482,28 +482,8 @@ fn postgres_waits_do_not_stall_the_hosts_other_tasks() {
     let Some(f) = Fixture::postgres("stall") else {
         return;
     };
-    let url = std::env::var(stores::URL_VAR).unwrap();
-    let schema = f.schema().unwrap().to_owned();
     let store = f.open();
-    let location = f.location.clone();
-    let holder = std::thread::spawn(move || {
-        stores::pg::run(
-            &location,
-            "BEGIN; LOCK TABLE pending_actions IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); \
-             COMMIT",
-        )
-    });
-    wait_for("the other session's lock", || {
-        stores::pg::value(
-            &url,
-            &format!(
-                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
-                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '{schema}' \
-                 AND c.relname = 'pending_actions' AND l.mode = 'AccessExclusiveLock' \
-                 AND l.granted"
-            ),
-        ) == "1"
-    });
+    let holder = hold_table(&f, "ACCESS EXCLUSIVE", 3);
     let host = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -538,6 +518,40 @@ fn postgres_waits_do_not_stall_the_hosts_other_tasks() {
     );
 }
 
+/// Another session holding `pending_actions` locked in `mode` (`ROW
+/// EXCLUSIVE`, ...) for `seconds`, once the lock is granted.
+#[cfg(feature = "postgres")]
+fn hold_table(
+    f: &Fixture,
+    mode: &str,
+    seconds: u32,
+) -> std::thread::JoinHandle<Result<(), String>> {
+    let location = f.location.clone();
+    let lock = format!(
+        "BEGIN; LOCK TABLE pending_actions IN {mode} MODE; SELECT pg_sleep({seconds}); COMMIT"
+    );
+    let holder = std::thread::spawn(move || stores::pg::run(&location, &lock));
+    let url = std::env::var(stores::URL_VAR).unwrap();
+    let schema = f.schema().unwrap().to_owned();
+    // `ROW EXCLUSIVE` is `RowExclusiveLock` in `pg_locks`.
+    let name: String = mode
+        .split(' ')
+        .map(|w| w[..1].to_owned() + &w[1..].to_lowercase())
+        .collect::<String>()
+        + "Lock";
+    wait_for(&format!("the {mode} lock"), || {
+        stores::pg::value(
+            &url,
+            &format!(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '{schema}' \
+                 AND c.relname = 'pending_actions' AND l.mode = '{name}' AND l.granted"
+            ),
+        ) == "1"
+    });
+    holder
+}
+
 /// How many of the listing indexes a test's schema has.
 #[cfg(feature = "postgres")]
 fn listing_indexes(url: &str, schema: &str) -> String {
@@ -568,23 +582,7 @@ fn postgres_opens_without_the_indexes_while_another_writer_holds_the_table() {
     let count = || listing_indexes(&url, &schema);
     assert_eq!(count(), "2");
     // Rows being written (ROW EXCLUSIVE) keep `CREATE INDEX` (SHARE) out.
-    let location = f.location.clone();
-    let holder = std::thread::spawn(move || {
-        stores::pg::run(
-            &location,
-            "BEGIN; LOCK TABLE pending_actions IN ROW EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT",
-        )
-    });
-    wait_for("the writer's lock", || {
-        stores::pg::value(
-            &url,
-            &format!(
-                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
-                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '{schema}' \
-                 AND c.relname = 'pending_actions' AND l.mode = 'RowExclusiveLock' AND l.granted"
-            ),
-        ) == "1"
-    });
+    let holder = hold_table(&f, "ROW EXCLUSIVE", 6);
     let started = Instant::now();
     let options = PostgresOptions {
         statement_timeout: Duration::from_secs(3),

@@ -864,6 +864,19 @@ async fn call_2026(key: &str, url: &str, params: Value) -> Value {
     serde_json::from_str::<Value>(json).unwrap()["result"].clone()
 }
 
+/// Alice's sessionless (2026-07-28) purge of `t4`, answered with a
+/// confirmation question.
+async fn purge_asked(url: &str) -> Value {
+    let asked = call_2026(
+        ALICE,
+        url,
+        json!({"name": "action_purge_ticket", "arguments": {"recordId": "t4"}}),
+    )
+    .await;
+    assert_eq!(asked["resultType"], json!("input_required"), "{asked}");
+    asked
+}
+
 #[tokio::test]
 async fn an_input_required_state_decides_only_its_own_callers_call() {
     let fake = Fake::start().await;
@@ -874,13 +887,7 @@ async fn an_input_required_state_decides_only_its_own_callers_call() {
     .await;
     let url = running.url("/mcp");
     let args = json!({"recordId": "t4"});
-    let asked = call_2026(
-        ALICE,
-        &url,
-        json!({"name": "action_purge_ticket", "arguments": args}),
-    )
-    .await;
-    assert_eq!(asked["resultType"], json!("input_required"), "{asked}");
+    let asked = purge_asked(&url).await;
     let question = &asked["inputRequests"]["confirm"];
     assert_eq!(question["method"], json!("elicitation/create"), "{asked}");
     assert!(
@@ -1089,13 +1096,7 @@ async fn a_decline_is_recorded_after_a_reload_removed_the_tool() {
     .await;
     let url = running.url("/mcp");
     let args = json!({"recordId": "t4"});
-    let asked = call_2026(
-        ALICE,
-        &url,
-        json!({"name": "action_purge_ticket", "arguments": args}),
-    )
-    .await;
-    assert_eq!(asked["resultType"], json!("input_required"), "{asked}");
+    let asked = purge_asked(&url).await;
     let state = asked["requestState"].as_str().unwrap().to_owned();
     let text = std::fs::read_to_string(&stack).unwrap();
     std::fs::write(

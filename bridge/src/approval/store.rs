@@ -173,13 +173,10 @@ pub struct ListCursor {
 impl ListCursor {
     /// The position of `row` in `order`.
     pub fn of(row: &PendingAction, order: ListOrder) -> Self {
-        let at = match order {
-            ListOrder::OldestFirst | ListOrder::NewestFirst => row.created_at,
-            ListOrder::RecentlyChanged => row.state_at,
-        };
+        let (at, id) = order.key(row);
         ListCursor {
             at,
-            id: row.id.clone(),
+            id: id.to_owned(),
         }
     }
 }
@@ -221,29 +218,36 @@ impl ListOrder {
         }
     }
 
+    /// What `row` is ordered by in this order: its time (`created_at`,
+    /// or `state_at` for [`ListOrder::RecentlyChanged`]), then its id.
+    fn key(self, row: &PendingAction) -> (i64, &str) {
+        match self {
+            ListOrder::OldestFirst | ListOrder::NewestFirst => (row.created_at, &row.id),
+            ListOrder::RecentlyChanged => (row.state_at, &row.id),
+        }
+    }
+
+    /// Whether the order is descending (newest first).
+    fn descending(self) -> bool {
+        !matches!(self, ListOrder::OldestFirst)
+    }
+
     /// Whether `row` comes after `cursor` in this order.
     pub fn comes_after(self, row: &PendingAction, cursor: &ListCursor) -> bool {
-        let here = ListCursor::of(row, self);
-        let key = (here.at, here.id.as_str());
-        let there = (cursor.at, cursor.id.as_str());
-        match self {
-            ListOrder::OldestFirst => key > there,
-            ListOrder::NewestFirst | ListOrder::RecentlyChanged => key < there,
+        let (key, there) = (self.key(row), (cursor.at, cursor.id.as_str()));
+        if self.descending() {
+            key < there
+        } else {
+            key > there
         }
     }
 
     /// Sorts rows held in memory into this order.
     pub(crate) fn sort(self, rows: &mut [PendingAction]) {
-        match self {
-            ListOrder::OldestFirst => {
-                rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-            }
-            ListOrder::NewestFirst => {
-                rows.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
-            }
-            ListOrder::RecentlyChanged => {
-                rows.sort_by(|a, b| (b.state_at, &b.id).cmp(&(a.state_at, &a.id)));
-            }
+        if self.descending() {
+            rows.sort_by(|a, b| self.key(b).cmp(&self.key(a)));
+        } else {
+            rows.sort_by(|a, b| self.key(a).cmp(&self.key(b)));
         }
     }
 }
