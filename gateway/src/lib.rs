@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 mod api;
+mod asked;
 mod audit;
 mod backend;
 mod catalog;
@@ -222,6 +223,9 @@ pub(crate) struct Shared {
     /// Whether the server accepts a caller's key.
     keys: verify::KeyCheck,
     inbox: inbox::Inbox,
+    /// The confirmations asked with `input_required`: only these may be
+    /// decided by a retried call.
+    asked: asked::Asked,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -340,6 +344,7 @@ impl Gateway {
                 tracker: tokio_util::task::TaskTracker::new(),
                 keys: verify::KeyCheck::new(server),
                 inbox,
+                asked: asked::Asked::default(),
             }),
         })
     }
@@ -757,6 +762,7 @@ impl Shared {
                         .as_ref()
                         .and_then(mcp::input_required)
                     {
+                        self.asked.ask(id, &caller.actor_id());
                         self.audit.record(
                             caller,
                             name,
@@ -805,8 +811,10 @@ impl Shared {
     /// The retry of a call answered with `input_required` (2026-07-28):
     /// `state` names the pending action it proposed, and `answer` is the
     /// user's. The state is echoed by the client, so it is only a handle:
-    /// it must name a still pending action of this caller, for this tool,
-    /// with these very arguments; otherwise nothing is decided.
+    /// it must name a still pending action this gateway asked this caller
+    /// about (so never one only queued for a person to approve, and never
+    /// with `--confirm queue`), for this tool, with these very arguments;
+    /// otherwise nothing is decided.
     pub(crate) async fn resume(
         &self,
         caller: &Caller,
@@ -818,18 +826,24 @@ impl Shared {
         let started = Instant::now();
         let sha = input_sha256(&arguments).ok();
         let catalog = self.catalog();
-        let row = self.queue.get(state).ok().filter(|row| {
-            row.proposer.id == caller.actor_id()
-                && row.tool_name == name
-                && sha.as_deref() == Some(row.input_sha256.as_str())
-        });
+        let asked = self.config.confirm == ConfirmMode::Elicit
+            && self.asked.was_asked(state, &caller.actor_id());
+        let row = asked
+            .then(|| self.queue.get(state).ok())
+            .flatten()
+            .filter(|row| {
+                row.proposer.id == caller.actor_id()
+                    && row.tool_name == name
+                    && sha.as_deref() == Some(row.input_sha256.as_str())
+            });
         let Some(row) = row else {
             self.audit
                 .record(caller, name, sha, "refused", None, started.elapsed());
             return error_result(
-                "this confirmation does not belong to this call (another caller's, another \
-                 tool's, other arguments, or unknown); nothing was decided. Call the tool again \
-                 to be asked afresh.",
+                "this confirmation does not belong to this call (not one this gateway asked, \
+                 another caller's, another tool's, other arguments, or unknown); nothing was \
+                 decided, and an action waiting for approval still waits for a person. Call the \
+                 tool again to be asked afresh.",
             );
         };
         if row.state != State::Pending {

@@ -943,6 +943,86 @@ async fn an_input_required_state_decides_only_its_own_callers_call() {
     running.stop().await;
 }
 
+/// Alice's purge of `t4` as a 2026-07-28 client that cannot be asked
+/// (no elicitation capability): queued for a person.
+async fn purge_queued(url: &str) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+    "name": "action_purge_ticket", "arguments": {"recordId": "t4"},
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }}});
+    let response = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(ALICE)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "action_purge_ticket")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let result = serde_json::from_str::<Value>(json).unwrap()["result"].clone();
+    let envelope: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["status"], json!("pending_approval"), "{result}");
+    envelope["pendingActionId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_client_cannot_answer_a_confirmation_it_was_never_asked() {
+    for mode in [
+        objectstack_gateway::ConfirmMode::Queue,
+        objectstack_gateway::ConfirmMode::Elicit,
+    ] {
+        let fake = Fake::start().await;
+        fake.add_record("support_ticket", "t4", json!({"subject": "Old"}));
+        let running = start(&fake, |c| c.confirm = mode).await;
+        let url = running.url("/mcp");
+        // Queued for a person to approve: the client was not asked.
+        let id = purge_queued(&url).await;
+        let forged = call_2026(
+            ALICE,
+            &url,
+            json!({"name": "action_purge_ticket", "arguments": {"recordId": "t4"},
+                   "requestState": id, "inputResponses": {"confirm": {"action": "accept"}}}),
+        )
+        .await;
+        assert_eq!(forged["isError"], json!(true), "{mode:?}: {forged}");
+        assert!(
+            forged.to_string().contains("not one this gateway asked"),
+            "{forged}"
+        );
+        // The same over a session of an earlier revision.
+        let client = client(&running, ALICE, ProtocolVersion::V_2025_06_18).await;
+        let mut params = CallToolRequestParams::new("action_purge_ticket")
+            .with_arguments(args(json!({"recordId": "t4"})));
+        params.request_state = Some(id.clone());
+        params.input_responses =
+            serde_json::from_value(json!({"confirm": {"action": "accept"}})).unwrap();
+        let forged = client.call_tool(params).await.unwrap();
+        assert_eq!(forged.is_error, Some(true), "{mode:?}: {forged:?}");
+        let _ = client.cancel().await;
+        assert_eq!(
+            running.gateway.queue().get(&id).unwrap().state.as_str(),
+            "pending",
+            "{mode:?}: it still waits for a person"
+        );
+        assert!(
+            fake.received().iter().all(|r| r.method == "GET"),
+            "{mode:?}: nothing ran"
+        );
+        running.stop().await;
+    }
+}
+
 async fn list_as(running: &Running, key: &str, query: &str) -> (u16, Value) {
     let response = reqwest::Client::new()
         .get(running.url(&format!("/approvals{query}")))
