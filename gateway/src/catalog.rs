@@ -16,6 +16,7 @@ use rmcp::model::{Prompt, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use crate::GatewayError;
+use crate::output::{OutputCheck, served_schema};
 
 /// The largest stack file read by default (1 GiB), as the CLI reads them.
 pub(crate) const MAX_STACK_BYTES: u64 = 1 << 30;
@@ -31,9 +32,9 @@ pub const PENDING_TOOL: &str = "gateway-pending-actions";
 pub(crate) struct Served {
     /// Whether a call needs a person's confirmation.
     pub(crate) needs_confirmation: bool,
-    /// Whether results carry `structuredContent` (the tool has an
-    /// `outputSchema`).
-    pub(crate) structured: bool,
+    /// The tool's `outputSchema`, when it has one: results then carry a
+    /// `structuredContent` it accepts.
+    pub(crate) output: Option<Arc<OutputCheck>>,
 }
 
 /// A skill served as an MCP prompt.
@@ -309,11 +310,14 @@ pub(crate) fn build_checked(
             .parameters(&entry.name)
             .filter(|p| Map::eq(p, &entry.input_schema))
             .cloned();
-        let tool = to_rmcp(entry, shared);
+        let tool = to_rmcp(entry, shared, needs_confirmation);
         served.insert(
             tool.name.to_string(),
             Served {
-                structured: tool.output_schema.is_some(),
+                output: tool
+                    .output_schema
+                    .clone()
+                    .map(|schema| Arc::new(OutputCheck::new(schema))),
                 needs_confirmation,
             },
         );
@@ -408,14 +412,18 @@ fn skill_prompts(
 
 /// The MCP tool, its input schema `shared` when given (equal to the
 /// entry's).
-fn to_rmcp(entry: mcp::McpTool, shared: Option<Arc<Map<String, Value>>>) -> Tool {
+fn to_rmcp(
+    entry: mcp::McpTool,
+    shared: Option<Arc<Map<String, Value>>>,
+    confirmable: bool,
+) -> Tool {
     let input_schema = shared.unwrap_or_else(|| Arc::new(entry.input_schema));
     let mut tool = Tool::new(entry.name, entry.description, input_schema);
     if let Some(title) = entry.title {
         tool = tool.with_title(title);
     }
     if let Some(schema) = entry.output_schema {
-        tool = tool.with_raw_output_schema(Arc::new(schema));
+        tool = tool.with_raw_output_schema(Arc::new(served_schema(schema, confirmable)));
     }
     if let Some(a) = entry.annotations {
         tool = tool.with_annotations(

@@ -38,6 +38,7 @@ mod http;
 mod identity;
 mod inbox;
 mod mcp;
+mod output;
 mod verify;
 mod waits;
 
@@ -785,7 +786,7 @@ impl Shared {
             pending_id.as_deref(),
             started.elapsed(),
         );
-        to_result(&envelope, served.is_some_and(|s| s.structured)).into()
+        to_result(&envelope, served.and_then(|s| s.output.as_deref())).into()
     }
 
     /// Whether `name` is a tool the current catalog serves (the gateway's
@@ -895,8 +896,8 @@ impl Shared {
                         let envelope = done.result.clone().unwrap_or_else(|| {
                             json!({"ok": false, "error": done.error.clone().unwrap_or_default()})
                         });
-                        let structured = catalog.served.get(name).is_some_and(|s| s.structured);
-                        (to_result(&envelope, structured), outcome)
+                        let output = catalog.served.get(name).and_then(|s| s.output.as_deref());
+                        (to_result(&envelope, output), outcome)
                     }
                     Err(e) => (error_result(&e.to_string()), "error"),
                 }
@@ -920,7 +921,8 @@ impl Shared {
                     "pendingActionId": row.id,
                     "message": objectstack_bridge::runtime::pending_message(&row.action_name, &row.id),
                 });
-                (to_result(&envelope, false), "pending")
+                let output = catalog.served.get(name).and_then(|s| s.output.as_deref());
+                (to_result(&envelope, output), "pending")
             }
         };
         self.audit
@@ -1071,7 +1073,7 @@ impl Shared {
         };
         match arguments.get("pendingActionId") {
             Some(Value::String(id)) => match self.queue.get(id) {
-                Ok(row) if row.proposer.id == owner => json_result(&view(&row), false),
+                Ok(row) if row.proposer.id == owner => json_result(&view(&row)),
                 Ok(_) | Err(ApprovalError::NotFound { .. }) => error_result(&format!(
                     "you have no pending action `{id}`; call {PENDING_TOOL} without arguments to list yours"
                 )),
@@ -1100,7 +1102,7 @@ impl Shared {
                         break;
                     }
                 }
-                json_result(&json!({ "pendingActions": mine }), false)
+                json_result(&json!({ "pendingActions": mine }))
             }
         }
     }
@@ -1128,8 +1130,11 @@ fn outcome(envelope: &Value) -> &'static str {
 
 /// The bridge's envelope as an MCP result: `ok: false` is a tool error
 /// carrying the message; otherwise the envelope as text and, for a tool
-/// with an `outputSchema`, the action's result as `structuredContent`.
-fn to_result(envelope: &Value, structured: bool) -> CallToolResult {
+/// with an `outputSchema` (`output`), the action's result (or the pending
+/// envelope) as `structuredContent`, once the schema accepts it. A result
+/// it refuses is a tool error that says the action ran: clients refuse a
+/// success whose structured content does not conform.
+fn to_result(envelope: &Value, output: Option<&output::OutputCheck>) -> CallToolResult {
     if envelope.get("ok") != Some(&Value::Bool(true)) {
         let message = envelope
             .get("error")
@@ -1137,19 +1142,31 @@ fn to_result(envelope: &Value, structured: bool) -> CallToolResult {
             .unwrap_or("the call failed");
         return error_result(message);
     }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(envelope.to_string())]);
-    if structured && pending_id(envelope).is_none() {
-        result.structured_content = envelope.get("result").cloned();
+    let text = envelope.to_string();
+    let Some(output) = output else {
+        return CallToolResult::success(vec![ContentBlock::text(text)]);
+    };
+    let structured = if pending_id(envelope).is_some() {
+        envelope.clone()
+    } else {
+        envelope.get("result").cloned().unwrap_or(Value::Null)
+    };
+    match output.check(&structured) {
+        Ok(()) => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(structured);
+            result
+        }
+        Err(why) => error_result(&format!(
+            "The action ran (do not run it again), but its result does not match the tool's \
+             outputSchema ({why}), so it cannot be returned as structured content. What it \
+             returned: {text}"
+        )),
     }
-    result
 }
 
-fn json_result(value: &Value, structured: bool) -> CallToolResult {
-    let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-    if structured {
-        result.structured_content = Some(value.clone());
-    }
-    result
+fn json_result(value: &Value) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(value.to_string())])
 }
 
 fn error_result(message: &str) -> CallToolResult {

@@ -275,6 +275,20 @@ async fn a_destructive_call_waits_is_approved_over_http_and_runs_once() {
     let envelope: Value = serde_json::from_str(&text(&proposed)).unwrap();
     assert_eq!(envelope["status"], json!("pending_approval"));
     let id = envelope["pendingActionId"].as_str().unwrap().to_owned();
+    // The tool has an outputSchema: the pending envelope is its structured
+    // content, and the schema served admits it (clients check both).
+    assert_eq!(proposed.structured_content.as_ref(), Some(&envelope));
+    let purge = alice
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|t| t.name == "action_purge_ticket")
+        .unwrap();
+    let schema = Value::Object((*purge.output_schema.unwrap()).clone());
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&envelope), "{schema}");
+    assert!(!validator.is_valid(&json!({"status": "done"})), "{schema}");
     assert!(
         envelope["message"]
             .as_str()
@@ -940,6 +954,27 @@ async fn an_input_required_state_decides_only_its_own_callers_call() {
         .filter(|r| r.method == "POST")
         .count();
     assert_eq!(posts, 1);
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_result_its_output_schema_refuses_is_an_error_that_says_the_action_ran() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |_| {}).await;
+    let bob = client(&running, BOB, ProtocolVersion::V_2025_11_25).await;
+    for data in [json!({"total": "three"}), json!([1, 2]), Value::Null] {
+        fake.reply("ticket_stats", 200, json!({"success": true, "data": data}));
+        let r = call(&bob, "action_ticket_stats", json!({})).await;
+        assert_eq!(r.is_error, Some(true), "{data}: {r:?}");
+        assert!(r.structured_content.is_none());
+        let said = text(&r);
+        assert!(
+            said.contains("The action ran (do not run it again)")
+                && said.contains("does not match the tool's outputSchema"),
+            "{said}"
+        );
+    }
+    let _ = bob.cancel().await;
     running.stop().await;
 }
 
