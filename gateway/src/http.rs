@@ -68,9 +68,67 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
             shared.clone(),
             require_bearer,
         ))
-        .merge(crate::inbox::router(shared))
+        .merge(crate::inbox::router(shared.clone()))
         .layer(middleware::from_fn(session_ended))
+        .layer(middleware::from_fn_with_state(shared, in_flight))
         .layer(DefaultBodyLimit::max(limit))
+}
+
+/// Counts every request but an SSE stream (`GET /mcp`) as in flight until
+/// its answer's body is sent whole, so a drain (SIGTERM) waits for the
+/// answers, not only for the calls: a call's result goes out on its
+/// request's SSE stream after the call returns. Once draining, new requests
+/// are answered 503.
+async fn in_flight(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    if shared.tracker.is_closed() {
+        let mut response = error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "SHUTTING_DOWN",
+            "the gateway is shutting down and takes no new requests; retry in a moment",
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return response;
+    }
+    let stream = request.method() == axum::http::Method::GET
+        && request.uri().path().trim_end_matches('/') == "/mcp";
+    if stream {
+        return next.run(request).await;
+    }
+    let token = shared.tracker.token();
+    next.run(request).await.map(|body| {
+        axum::body::Body::new(Tracked {
+            body,
+            _token: token,
+        })
+    })
+}
+
+/// An answer's body, counted in the drain until it is sent (or dropped).
+struct Tracked {
+    body: axum::body::Body,
+    _token: tokio_util::task::task_tracker::TaskTrackerToken,
+}
+
+impl http_body::Body for Tracked {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// A session ended with `DELETE /mcp` is answered 200, as the reference

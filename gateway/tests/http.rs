@@ -978,6 +978,48 @@ async fn a_result_its_output_schema_refuses_is_an_error_that_says_the_action_ran
     running.stop().await;
 }
 
+#[tokio::test]
+async fn a_shutdown_answers_the_calls_in_flight_and_refuses_new_requests() {
+    let fake = Fake::start().await;
+    let mut running = start(&fake, |_| {}).await;
+    let bob = client(&running, BOB, ProtocolVersion::V_2025_11_25).await;
+    *fake.state.delay.lock().unwrap() = Some(std::time::Duration::from_millis(800));
+    let in_flight = tokio::spawn(async move {
+        let result = bob
+            .call_tool(CallToolRequestParams::new("action_ticket_stats"))
+            .await;
+        (result, bob)
+    });
+    // The call has reached the (slow) server when the shutdown begins.
+    while fake.received().is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let _ = running.stop.take().unwrap().send(());
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let refused = reqwest::Client::new()
+        .get(running.url("/approvals"))
+        .bearer_auth(ALICE)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 503);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let (result, _bob) = tokio::time::timeout(std::time::Duration::from_secs(10), in_flight)
+        .await
+        .expect("the call in flight is answered, not left hanging")
+        .unwrap();
+    let result = result.expect("the answer of a call in flight is sent before the gateway stops");
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"total": 3, "byStatus": {"open": 2}}))
+    );
+    tokio::time::timeout(std::time::Duration::from_secs(10), running.task)
+        .await
+        .expect("the gateway stops once the drain is over")
+        .unwrap();
+}
+
 /// Alice's purge of `t4` as a 2026-07-28 client that cannot be asked
 /// (no elicitation capability): queued for a person.
 async fn purge_queued(url: &str) -> String {
