@@ -32,8 +32,8 @@
 //! - **Agents** name skills in `agents[i].skills[j]`; an agent's tools are
 //!   exactly the union of its skills' tools (ADR-0064). A skill binds only
 //!   when it exists, is active (`active` is not `false`) and its `surface`
-//!   (`ask` by default) is the agent's `surface` (`ask` by default) or
-//!   `both`. A skill an agent names more than once is one skill for it:
+//!   (`ask` when missing or empty) is the agent's `surface` (the same) or
+//!   `both`, as the lint's `ai-skill-surface-mismatch` reads them. A skill an agent names more than once is one skill for it:
 //!   its tools, and their dead references, are shown and counted once,
 //!   under its first naming (a later naming shows only where that is);
 //!   a problem of the naming itself (a missing, inactive or mismatched
