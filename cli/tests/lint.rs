@@ -532,7 +532,7 @@ fn rules_lists_every_rule() {
     insta::assert_snapshot!("rules", out);
 }
 
-fn objectstack_lint_ids() -> [&'static str; 8] {
+fn objectstack_lint_ids() -> [&'static str; 9] {
     [
         "ai-skill-tool-unresolved",
         "ai-skill-tool-needs-approval",
@@ -542,6 +542,7 @@ fn objectstack_lint_ids() -> [&'static str; 8] {
         "ai-tool-record-shadows-platform",
         "ai-tool-binding-unresolved",
         "ai-agent-skill-unresolved",
+        "ai-skill-surface-mismatch",
     ]
 }
 

@@ -319,6 +319,67 @@ fn dead_references_of_every_kind() {
     assert_eq!(caps.unattached[0].status, SkillStatus::Unattached);
 }
 
+/// A skill an agent names twice is one skill for it: its tools and their
+/// dead references count once, in the text and the JSON alike, as the
+/// summary and the grants count them; each naming's own problem (written
+/// in two places) is still one dead reference each.
+#[test]
+fn a_skill_named_twice_is_one_skill_for_the_agent() {
+    let caps = build_caps(&stack(json!({
+        "skills": [
+            {"name": "s", "label": "S", "tools": ["zzz", "query_data"]},
+            {"name": "b", "surface": "build", "tools": ["yyy"]}
+        ],
+        "agents": [{"name": "ag", "skills": ["s", "b", "s", "b"]}]
+    })));
+    let got: Vec<(DeadKind, String)> = dead(&caps, "ag")
+        .into_iter()
+        .map(|(kind, _, path)| (kind, path))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (DeadKind::ToolUnresolved, "skills[0].tools[0]".to_owned()),
+            (
+                DeadKind::SkillSurfaceMismatch,
+                "agents[0].skills[1]".to_owned()
+            ),
+            (DeadKind::ToolUnresolved, "skills[1].tools[0]".to_owned()),
+            (
+                DeadKind::SkillSurfaceMismatch,
+                "agents[0].skills[3]".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(effective(&caps, "ag"), ["query_data"]);
+
+    let text = render(&caps, Format::Text, None);
+    assert_eq!(text.matches("zzz: DEAD").count(), 1, "{text}");
+    assert_eq!(text.matches("yyy: DEAD").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("(named again: its tools are listed under agents[0].skills[0])")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("  dead references: 4\n"), "{text}");
+    assert!(text.ends_with("· 4 dead references\n"), "{text}");
+
+    let json: Value = serde_json::from_str(&render(&caps, Format::Json, None)).unwrap();
+    let agent = &json["agents"][0];
+    let tools: Vec<usize> = agent["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["tools"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(tools, [2, 1, 0, 0]);
+    assert_eq!(agent["skills"][2]["definition"], "skills[0]");
+    assert_eq!(agent["skills"][3]["dead"]["path"], "agents[0].skills[3]");
+    assert_eq!(agent["deadReferences"].as_array().unwrap().len(), 4);
+    assert_eq!(json["summary"]["deadReferences"], 4);
+}
+
 #[test]
 fn surface_both_binds_to_either_and_default_surface_is_ask() {
     let caps = build_caps(&stack(json!({

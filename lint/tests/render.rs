@@ -102,3 +102,65 @@ fn human_without_source_text_or_location() {
     let out = render::human(&findings, &[], 1, &HumanOptions::default());
     insta::assert_snapshot!(out);
 }
+
+/// The human format's `--> file:line:column` for findings deep in long
+/// lines (which the snippet shows only a window of) and after multibyte
+/// text: the column is the finding's own, as `json` reports it.
+#[test]
+fn human_columns_agree_with_the_json_location_in_long_lines() {
+    let pad = "x".repeat(300);
+    let cases = [
+        (
+            "ascii.json",
+            format!(
+                "{{\"pad\": \"{pad}\", \"skills\": [{{\"name\": \"s\", \"tools\": [\"zzz\"]}}]}}"
+            ),
+        ),
+        (
+            "multibyte.json",
+            format!(
+                "{{\"pad\": \"{}\", \"skills\": [{{\"name\": \"s\", \"tools\": [\"zzz\"]}}]}}",
+                "é€😀".repeat(70)
+            ),
+        ),
+        (
+            "short.json",
+            "{\"pad\": \"é€😀\", \"skills\": [{\"name\": \"s\", \"tools\": [\"zzz\"]}]}".to_owned(),
+        ),
+        (
+            "second_line.json",
+            format!(
+                "{{\n\"pad\": \"{pad}é\", \"skills\": [{{\"name\": \"s\", \"tools\": [\"zzz\"]}}]}}"
+            ),
+        ),
+    ];
+    let mut shown = String::new();
+    for (file, text) in &cases {
+        let arena = objectstack_spec::json::Arena::new();
+        let root = objectstack_spec::json::parse_document(text.as_bytes(), &arena).unwrap();
+        let findings: Vec<Finding> = lint_each(&[Source {
+            file,
+            text: Some(text),
+            root,
+        }])
+        .into_iter()
+        .flatten()
+        .filter(|f| f.rule == "ai-skill-tool-unresolved")
+        .collect();
+        let location = findings[0].location.clone().unwrap();
+        let source = [SourceText { file, text }];
+        let human = render::human(&findings, &source, 1, &HumanOptions::default());
+        let arrow = format!("--> {file}:{}:{}\n", location.line, location.column);
+        assert!(human.contains(&arrow), "{file}: want {arrow}in\n{human}");
+        assert_eq!(human.matches("-->").count(), 1, "{human}");
+        let json = render::render(Format::Json, &findings, &source, 1);
+        assert!(
+            json.contains(&format!("\"column\": {}", location.column)),
+            "{json}"
+        );
+        if *file == "ascii.json" {
+            shown = human;
+        }
+    }
+    insta::assert_snapshot!(shown);
+}

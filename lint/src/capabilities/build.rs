@@ -5,6 +5,7 @@
 //! and records each dead one.
 
 use super::*;
+use crate::rules::ai_skill_surface_mismatch::{binds, surface};
 
 fn with_suggestion(mut message: String, suggestion: Option<&str>) -> String {
     if let Some(name) = suggestion {
@@ -18,10 +19,6 @@ fn display_name<'a>(record: &Record<'a>) -> Cow<'a, str> {
         Some(n) => Cow::Borrowed(n),
         None => Cow::Owned(format!("#{}", record.index())),
     }
-}
-
-fn surface_of<'a>(record: &Record<'a>) -> &'a str {
-    record.str("surface").unwrap_or("ask")
 }
 
 fn active_of(record: &Record<'_>) -> bool {
@@ -414,7 +411,7 @@ impl<'a> Builder<'a> {
             self.skills.push(Skill {
                 name,
                 label: record.str("label"),
-                surface: surface_of(record),
+                surface: surface(record),
                 active: active_of(record),
                 path,
                 refs,
@@ -539,7 +536,7 @@ impl<'a> Builder<'a> {
         for (file, record) in self.with_files(&self.stack.agents) {
             let name = display_name(&record);
             let path = path_of("agents", record.index());
-            let surface = surface_of(&record);
+            let surface = surface(&record);
             let mut skills = Vec::new();
             if let Some(entries) = record.get("skills").and_then(Value::as_array) {
                 for (j, entry) in entries.iter().enumerate() {
@@ -613,7 +610,7 @@ impl<'a> Builder<'a> {
                     None,
                 ),
             )
-        } else if skill.surface != "both" && skill.surface != surface {
+        } else if !binds(surface, skill.surface) {
             (
                 SkillStatus::SurfaceMismatch,
                 dead(

@@ -132,13 +132,15 @@ impl Serialize for Section<'_, '_> {
             map.serialize_entry("active", &agent.active)?;
             map.serialize_entry("path", &agent.path)?;
         }
+        let earlier = super::earlier_namings(skills);
         map.serialize_entry(
             "skills",
             &Elements(|| {
-                skills.iter().map(|s| SkillJson {
+                skills.iter().zip(&earlier).map(|(s, again)| SkillJson {
                     caps,
                     expand,
                     skill_ref: s,
+                    again: again.is_some(),
                 })
             }),
         )?;
@@ -192,6 +194,9 @@ struct SkillJson<'c, 'a> {
     caps: &'c Capabilities<'a>,
     expand: bool,
     skill_ref: &'c SkillRef<'a>,
+    /// An earlier reference of the section names the same skill: its
+    /// tools are listed there, once.
+    again: bool,
 }
 
 impl Serialize for SkillJson<'_, '_> {
@@ -206,7 +211,7 @@ impl Serialize for SkillJson<'_, '_> {
         map.serialize_entry("label", &def.and_then(|s| s.label))?;
         map.serialize_entry("surface", &def.map(|s| s.surface))?;
         map.serialize_entry("dead", &r.dead.as_deref().map(DeadJson))?;
-        let refs = def.map(|s| (s, s.refs.as_slice()));
+        let refs = def.filter(|_| !self.again).map(|s| (s, s.refs.as_slice()));
         map.serialize_entry(
             "tools",
             &Elements(|| {

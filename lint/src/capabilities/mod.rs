@@ -32,8 +32,12 @@
 //! - **Agents** name skills in `agents[i].skills[j]`; an agent's tools are
 //!   exactly the union of its skills' tools (ADR-0064). A skill binds only
 //!   when it exists, is active (`active` is not `false`) and its `surface`
-//!   (`ask` by default) is the agent's `surface` (`ask` by default) or
-//!   `both`.
+//!   (`ask` when missing or empty) is the agent's `surface` (the same) or
+//!   `both`, as the lint's `ai-skill-surface-mismatch` reads them. A skill an agent names more than once is one skill for it:
+//!   its tools, and their dead references, are shown and counted once,
+//!   under its first naming (a later naming shows only where that is);
+//!   a problem of the naming itself (a missing, inactive or mismatched
+//!   skill) is a dead reference at each place it is written.
 //! - **Unattached skills**: skills no agent names. Upstream, the kernel's
 //!   own agents (`ask` and `build`) pick skills up by surface; this view
 //!   lists them under a pseudo-section so a stack without agents is still
@@ -92,6 +96,8 @@
 //!                  | "surface_mismatch" | "inactive",
 //!          "definition": "skills[2]" | null, "label", "surface",
 //!          "dead": DEAD | null,
+//!          // [] when an earlier entry of the section names the same
+//!          // skill (the same "definition"): its tools are listed there
 //!          "tools": [{"ref", "path", "wildcard": bool,
 //!                     "matches": N,  // tools it grants (0 when dead)
 //!                     "resolves": ["tool name", ...]
@@ -1101,21 +1107,41 @@ impl<'a> Capabilities<'a> {
 
     /// The dead references of a list of skill references, in order: each
     /// reference's own, then those of the skill it names (whatever its
-    /// status).
+    /// status). A skill named more than once is one skill for the list:
+    /// its tool references are listed once, after its first naming; each
+    /// naming's own dead reference (where it is written) is listed.
     pub fn dead<'s>(
         &'s self,
         skills: &'s [SkillRef<'a>],
     ) -> impl Iterator<Item = &'s DeadReference<'a>> + 's {
+        let mut seen: FastSet<usize> = FastSet::default();
         skills.iter().flat_map(move |skill_ref| {
             let own = skill_ref.dead.as_deref();
             let of_skill = skill_ref
                 .skill
+                .filter(|&i| seen.insert(i))
                 .and_then(|i| self.skills.get(i))
                 .map(|s| self.skill_dead(s))
                 .unwrap_or_default();
             own.into_iter().chain(of_skill)
         })
     }
+}
+
+/// For each of a list of skill references, the earlier one that names the
+/// same skill, if any (an index into the list): a skill named twice is one
+/// skill for the agent, its tools shown and counted under its first naming.
+pub(super) fn earlier_namings(skills: &[SkillRef<'_>]) -> Vec<Option<usize>> {
+    let mut first: FastMap<usize, usize> = FastMap::default();
+    skills
+        .iter()
+        .enumerate()
+        .map(|(j, r)| {
+            r.skill
+                .map(|i| *first.entry(i).or_insert(j))
+                .filter(|&k| k != j)
+        })
+        .collect()
 }
 
 impl<'a> Capabilities<'a> {

@@ -106,8 +106,15 @@ fn section<W: io::Write>(
 ) -> io::Result<()> {
     lines.emit(|l| l.push_str(head))?;
     let count = skills.len();
+    let earlier = super::earlier_namings(skills);
     for (i, skill_ref) in skills.iter().enumerate() {
-        skill_lines(lines, caps, expand, skill_ref, i + 1 == count)?;
+        let again = earlier
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|k| skills.get(k))
+            .map(|first| first.path.as_str());
+        skill_lines(lines, caps, expand, (skill_ref, again), i + 1 == count)?;
     }
     let grants = caps.grants(skills);
     lines.emit(|l| {
@@ -265,7 +272,7 @@ fn skill_lines<W: io::Write>(
     lines: &mut Lines<W>,
     caps: &Capabilities<'_>,
     expand: bool,
-    skill_ref: &SkillRef<'_>,
+    (skill_ref, again): (&SkillRef<'_>, Option<&str>),
     last: bool,
 ) -> io::Result<()> {
     let (here, below) = branch(last);
@@ -288,6 +295,15 @@ fn skill_lines<W: io::Write>(
     })?;
     let Some(skill) = skill else { return Ok(()) };
     let prefix = format!("  {below}");
+    if let Some(first) = again {
+        // One skill for the agent: its tools are under its first naming.
+        return lines.emit(|l| {
+            let _ = write!(
+                l,
+                "{prefix}└── (named again: its tools are listed under {first})"
+            );
+        });
+    }
     let count = skill.refs.len();
     if count == 0 {
         lines.emit(|l| {

@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 
 use annotate_snippets::renderer::DecorStyle;
-use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use objectstack_spec::text::line_safe;
 
-use crate::finding::{Finding, Severity, Summary};
+use crate::finding::{Finding, Location, Severity, Summary};
 use crate::render::{SourceText, summary_line};
 
 /// Options of the `human` format.
@@ -60,16 +60,21 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
             .saturating_sub(l.byte_start)
             .min(line.len().saturating_sub(start));
         let (line, span) = visible(line, start..start + len);
-        Some(
-            Snippet::source(line)
-                .line_start(l.line)
-                .path(line_safe(&l.file).into_owned())
-                .annotation(AnnotationKind::Primary.span(span).label(label.clone())),
-        )
+        // No path on the snippet: the renderer would print its `-->` line
+        // with a column counted from the start of the window, which a long
+        // line cuts. The finding's own position goes in instead (`origin`).
+        let snippet = Snippet::source(line)
+            .line_start(l.line)
+            .annotation(AnnotationKind::Primary.span(span).label(label.clone()));
+        Some((snippet, l))
     });
     let mut primary = Group::with_title(title);
+    let mut origin = None;
     match snippet {
-        Some(s) => primary = primary.element(s),
+        Some((s, l)) => {
+            primary = primary.element(s);
+            origin = Some(l);
+        }
         None => {
             let at = match &f.location {
                 Some(l) => format!("at {}:{}:{}: {label}", line_safe(&l.file), l.line, l.column),
@@ -89,7 +94,27 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
         primary =
             primary.element(Level::HELP.message(format!("did you mean \"{}\"?", line_safe(s))));
     }
-    renderer.render(&[primary])
+    let rendered = renderer.render(&[primary]);
+    match origin {
+        Some(l) => with_origin(renderer, rendered, l),
+        None => rendered,
+    }
+}
+
+/// `rendered` (a finding whose snippet has no path) with the `--> file:line:column`
+/// line the renderer writes for a snippet with one, in its place under the
+/// title and with its style, but with the finding's own line and column (in
+/// characters, as `json` reports them).
+fn with_origin(renderer: &Renderer, rendered: String, l: &Location) -> String {
+    let origin = Origin::path(line_safe(&l.file).into_owned())
+        .line(l.line)
+        .char_column(l.column);
+    let arrow = renderer.render(&[Group::with_level(Level::NOTE).element(origin)]);
+    // The title is one line (its text is line-safe); the arrow is indented
+    // by the width of the line-number gutter, as the renderer does.
+    let (title, rest) = rendered.split_once('\n').unwrap_or((&rendered, ""));
+    let gutter = " ".repeat(l.line.to_string().len());
+    format!("{title}\n{gutter}{arrow}\n{rest}")
 }
 
 /// `line` with each character a terminal would act on (a C1 control such
@@ -158,6 +183,51 @@ mod tests {
         assert_eq!(&shown[span], "[\"x\"]");
         let (shown, span) = visible("\tplain", 1..6);
         assert_eq!((shown.as_str(), span), ("\tplain", 1..6));
+    }
+
+    /// On a line shown whole, the finding's position is the one the
+    /// renderer counts itself: the output is what it writes for a snippet
+    /// with a path, plain and styled, whatever the gutter's width.
+    #[test]
+    fn the_origin_line_is_the_renderers_own_on_a_whole_line() {
+        for line in [1, 12, 1234] {
+            let text = format!("{}{{\"a\": \"é\", \"b\": [\"x\"]}}", "\n".repeat(line - 1));
+            let byte_start = text.find("[\"x").unwrap();
+            let finding = Finding {
+                rule: "r".to_owned(),
+                severity: Severity::Error,
+                where_: "w".to_owned(),
+                path: "p".to_owned(),
+                message: "m".to_owned().into(),
+                hint: "h".to_owned().into(),
+                reference: None,
+                suggestion: None,
+                location: Some(Location {
+                    file: "f.json".to_owned(),
+                    line,
+                    column: 17,
+                    byte_start,
+                    byte_end: byte_start + 5,
+                }),
+            };
+            let sources = [SourceText {
+                file: "f.json",
+                text: &text,
+            }];
+            for renderer in [Renderer::plain(), Renderer::styled()] {
+                let renderer = renderer.decor_style(DecorStyle::Ascii);
+                let source = text.lines().last().unwrap();
+                let at = source.find("[\"x").unwrap();
+                let own = Level::ERROR.primary_title("m").id("r").element(
+                    Snippet::source(source)
+                        .line_start(line)
+                        .path("f.json")
+                        .annotation(AnnotationKind::Primary.span(at..at + 5).label("w (p)")),
+                );
+                let own = renderer.render(&[own.element(Level::HELP.message("h"))]);
+                assert_eq!(one(&renderer, &finding, &sources), own);
+            }
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::rule::Rule;
 pub mod ai_agent_skill_unresolved;
 pub mod ai_destructive_asserted_safe;
 pub mod ai_destructive_exposure_undecided;
+pub mod ai_skill_surface_mismatch;
 pub mod ai_skill_tool_needs_approval;
 pub mod ai_skill_tool_superseded;
 pub mod ai_skill_tool_unresolved;
@@ -36,6 +37,7 @@ pub static RULES: &[&Rule] = &[
     &ai_tool_binding_relaxes_confirmation::RULE,
     &ai_skill_tool_superseded::RULE,
     &ai_agent_skill_unresolved::RULE,
+    &ai_skill_surface_mismatch::RULE,
 ];
 
 /// The rule with this id.

@@ -1,9 +1,13 @@
 // Regenerates the `*.upstream` files: upstream's `ai-skill-tool-unresolved`
 // findings for a stack, one line each, `path|where|ref|suggestion|kind|severity|rule`.
 //
-//   npm install @objectstack/lint@17.4.0   (in a scratch folder; run from there)
-//   for f in lint/tests/data/lint/*.json; do node upstream.mjs "$f" > "${f%.json}.upstream"; done
-//   node upstream.mjs examples/hotcrm-skills.json > lint/tests/data/hotcrm-skills.upstream
+// Node resolves `@objectstack/lint` from this script's folder, not from
+// the working directory, so run a copy placed beside the install:
+//
+//   mkdir -p /tmp/up && (cd /tmp/up && npm install @objectstack/lint@17.4.0)
+//   cp lint/tests/data/upstream.mjs /tmp/up/     (then, from the repository root)
+//   for f in lint/tests/data/lint/*.json; do node /tmp/up/upstream.mjs "$f" > "${f%.json}.upstream"; done
+//   node /tmp/up/upstream.mjs examples/hotcrm-skills.json > lint/tests/data/hotcrm-skills.upstream
 import { validateAiToolReferences } from '@objectstack/lint';
 import fs from 'fs';
 
