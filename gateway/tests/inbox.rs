@@ -244,7 +244,7 @@ async fn hostile_arguments_and_reasons_are_shown_as_text() {
     let fake = helpdesk().await;
     let running = start(&fake, |_| {}).await;
     let alice = mcp(&running, ALICE).await;
-    let hostile = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>";
+    let hostile = "<script>alert(1)</script>\"><img src=x onerror=alert(2)> refund 10 EUR \u{202e}0000001 RUE";
     let id = queue(&alice, "action_refund_ticket", refund("t1", 5, hostile)).await;
     let other = queue(&alice, "action_purge_ticket", json!({"recordId": "t2"})).await;
     let mut browser = Browser::new(&running);
@@ -272,6 +272,9 @@ async fn hostile_arguments_and_reasons_are_shown_as_text() {
             page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
             "{path}"
         );
+        // A right-to-left override would make `1000000` read `10 EUR`.
+        assert!(!page.body.contains('\u{202e}'), "{path}");
+        assert!(page.body.contains("EUR \\u{202e}0000001"), "{path}");
     }
     running.stop().await;
 }

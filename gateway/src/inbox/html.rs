@@ -17,8 +17,11 @@ pub(crate) fn esc(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             // Control characters other than tab and newline would be shown
-            // as nothing or as garbage; show them as what they are.
-            c if c.is_control() && c != '\n' && c != '\t' => {
+            // as nothing or as garbage, and a bidirectional control or a
+            // zero-width mark reorders or hides what follows it (an
+            // argument could read `10 EUR` and be `1000000`): show them as
+            // what they are.
+            c if objectstack_spec::text::is_terminal_unsafe(c) && c != '\n' && c != '\t' => {
                 let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
             }
             c => out.push(c),
@@ -211,6 +214,12 @@ mod tests {
             "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;"
         );
         assert_eq!(esc("a\u{1b}[2Jb\nc"), "a\\u{001b}[2Jb\nc");
+        // What reorders or hides text is shown, not obeyed.
+        assert_eq!(
+            esc("refund 10 EUR \u{202e}0000001 RUE"),
+            "refund 10 EUR \\u{202e}0000001 RUE"
+        );
+        assert_eq!(esc("ad\u{200b}min\u{2066}"), "ad\\u{200b}min\\u{2066}");
         assert_eq!(compact(&Value::from("<b>")), "&lt;b&gt;");
         assert_eq!(
             pretty(&serde_json::json!({"k": "</pre>"})),
