@@ -184,6 +184,38 @@ fn approval_is_bound_to_the_input_hash() {
 }
 
 #[test]
+fn an_execution_that_got_no_answer_is_in_doubt_until_an_operator_resolves_it() {
+    on_both_stores(|q, _clock| {
+        let p = q.propose(proposal(Some("a"), 1)).unwrap().action;
+        q.approve(&p.id, "alice", &p.input_sha256).unwrap();
+        let claim = q.claim(&p.id, "w1", Duration::from_secs(10)).unwrap();
+        let row = q
+            .finish(
+                &claim,
+                Outcome::InDoubt {
+                    error: "POST /x was sent but got no answer".into(),
+                    result: None,
+                },
+            )
+            .unwrap();
+        assert_eq!(row.state, State::InDoubt);
+        assert!(row.finished_at.is_some());
+        assert!(
+            row.reason
+                .as_deref()
+                .unwrap()
+                .contains("check the target system"),
+            "{:?}",
+            row.reason
+        );
+        // Never claimed again; only an operator's verdict moves it on.
+        assert!(q.claim(&p.id, "w2", Duration::from_secs(10)).is_err());
+        let resolved = q.resolve(&p.id, "op", Resolution::Executed, None).unwrap();
+        assert_eq!(resolved.state, State::Executed);
+    });
+}
+
+#[test]
 fn claim_finish_and_the_lease() {
     on_both_stores(|q, clock| {
         let p = q.propose(proposal(Some("a"), 1)).unwrap().action;

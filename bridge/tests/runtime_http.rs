@@ -316,6 +316,31 @@ async fn non_2xx_is_an_error_with_status_and_body() {
 }
 
 #[tokio::test]
+async fn a_request_that_may_change_something_and_got_no_answer_has_an_unknown_outcome() {
+    let (base, _) = serve().await;
+    // Sent, and no answer in time: it may have run.
+    let err = client(&base)
+        .request(request("POST", "slow", Some(json!({"a": 1}))))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HostError::Unanswered { .. }), "{err:?}");
+    assert!(err.outcome_unknown());
+    assert!(err.to_string().contains("may have run"), "{err}");
+    // A refused connection sent nothing.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let err = client(&format!("http://127.0.0.1:{port}/"))
+        .request(request("POST", "x", Some(json!({}))))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HostError::Transport { .. }), "{err:?}");
+    assert!(!err.outcome_unknown());
+}
+
+#[tokio::test]
 async fn a_slow_server_times_out_and_a_closed_port_is_a_transport_error() {
     let (base, _) = serve().await;
     let started = std::time::Instant::now();

@@ -244,14 +244,28 @@ fn certificate_refusal(e: &reqwest::Error) -> Option<String> {
     None
 }
 
-/// A request that got no answer, as the model should read it.
+/// A request that got no answer, as the model should read it. A request
+/// other than `GET` that was sent (not refused at connecting) may have run:
+/// [`HostError::Unanswered`], which the queue records as `in_doubt`.
 fn transport_error(method: &reqwest::Method, url: &reqwest::Url, e: &reqwest::Error) -> HostError {
+    let refused = certificate_refusal(e);
+    if method != reqwest::Method::GET && !e.is_connect() && !e.is_builder() && refused.is_none() {
+        return HostError::Unanswered {
+            method: method.to_string(),
+            url: url.to_string(),
+            message: if e.is_timeout() {
+                "the ObjectStack server did not answer in time (timeout)".to_owned()
+            } else {
+                e.to_string()
+            },
+        };
+    }
     HostError::Transport {
         method: method.to_string(),
         url: url.to_string(),
         message: if e.is_timeout() {
             "the ObjectStack server did not answer in time (timeout)".to_owned()
-        } else if let Some(reason) = certificate_refusal(e) {
+        } else if let Some(reason) = refused {
             format!(
                 "the ObjectStack server's TLS certificate was refused ({reason}); nothing was \
                  sent. If a private CA signed it, set SSL_CERT_FILE to that CA's PEM file"

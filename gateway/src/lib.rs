@@ -888,10 +888,10 @@ impl Shared {
                     .await
                 {
                     Ok(done) => {
-                        let outcome = if done.state == State::Executed {
-                            "executed"
-                        } else {
-                            "failed"
+                        let outcome = match done.state {
+                            State::Executed => "executed",
+                            State::InDoubt => "in_doubt",
+                            _ => "failed",
                         };
                         let envelope = done.result.clone().unwrap_or_else(|| {
                             json!({"ok": false, "error": done.error.clone().unwrap_or_default()})

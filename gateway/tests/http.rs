@@ -130,6 +130,19 @@ async fn call(
         .unwrap()
 }
 
+/// `GET /approvals/{id}` as `key` sees it.
+async fn shown_row(running: &Running, key: &str, id: &str) -> Value {
+    reqwest::Client::new()
+        .get(running.url(&format!("/approvals/{id}")))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 fn text(result: &CallToolResult) -> String {
     result
         .content
@@ -330,15 +343,7 @@ async fn a_destructive_call_waits_is_approved_over_http_and_runs_once() {
     let rows = listed["approvals"].as_array().unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["id"], json!(id));
-    let shown: Value = http
-        .get(running.url(&format!("/approvals/{id}")))
-        .bearer_auth(BOB)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let shown = shown_row(&running, BOB, &id).await;
     let sha = shown["inputSha256"].as_str().unwrap().to_owned();
     assert!(!shown.to_string().contains(ALICE));
 
@@ -701,15 +706,7 @@ async fn two_gateways_sharing_one_store_run_an_approved_action_once() {
         .unwrap()
         .to_owned();
     let http = reqwest::Client::new();
-    let row: Value = http
-        .get(second.url(&format!("/approvals/{id}")))
-        .bearer_auth(BOB)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let row = shown_row(&second, BOB, &id).await;
     let sha = row["inputSha256"].as_str().unwrap().to_owned();
     fake.clear();
     let approve = |running: &Running| {
@@ -1018,6 +1015,44 @@ async fn a_shutdown_answers_the_calls_in_flight_and_refuses_new_requests() {
         .await
         .expect("the gateway stops once the drain is over")
         .unwrap();
+}
+
+#[tokio::test]
+async fn an_approved_action_whose_server_does_not_answer_is_in_doubt_not_failed() {
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t9", json!({"subject": "Spam"}));
+    let running = start(&fake, |c| {
+        c.backend_timeout = std::time::Duration::from_millis(300);
+    })
+    .await;
+    let alice = client(&running, ALICE, ProtocolVersion::V_2025_11_25).await;
+    let proposed = call(&alice, "action_purge_ticket", json!({"recordId": "t9"})).await;
+    let envelope: Value = serde_json::from_str(&text(&proposed)).unwrap();
+    let id = envelope["pendingActionId"].as_str().unwrap().to_owned();
+    let http = reqwest::Client::new();
+    let shown = shown_row(&running, BOB, &id).await;
+    // The server receives the purge and answers too late.
+    *fake.state.action_delay.lock().unwrap() = Some(std::time::Duration::from_millis(900));
+    let decision: Value = http
+        .post(running.url(&format!("/approvals/{id}/approve")))
+        .bearer_auth(BOB)
+        .json(&json!({"input_sha256": shown["inputSha256"]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(decision["state"], json!("in_doubt"), "{decision}");
+    assert!(
+        decision["error"].as_str().unwrap().contains("may have run"),
+        "{decision}"
+    );
+    let row = running.gateway.queue().get(&id).unwrap();
+    assert_eq!(row.state.as_str(), "in_doubt");
+    assert!(fake.received().iter().any(|r| r.method == "POST"));
+    let _ = alice.cancel().await;
+    running.stop().await;
 }
 
 /// Alice's purge of `t4` as a 2026-07-28 client that cannot be asked

@@ -78,6 +78,15 @@ pub enum Outcome {
         /// The result envelope, when the action produced one.
         result: Option<Value>,
     },
+    /// The request was sent and no answer came back: whether the action
+    /// ran is unknown. The row becomes `in_doubt`, for an operator to
+    /// check the target system and [`resolve`](ApprovalQueue::resolve).
+    InDoubt {
+        /// What went wrong.
+        error: String,
+        /// The result envelope, when there is one.
+        result: Option<Value>,
+    },
 }
 
 /// An operator's verdict on an `in_doubt` action.
@@ -622,7 +631,7 @@ impl ApprovalQueue {
                 let mut next = row.clone();
                 match &outcome {
                     Outcome::Executed(value) => next.result = Some(value.clone()),
-                    Outcome::Failed { error, result } => {
+                    Outcome::Failed { error, result } | Outcome::InDoubt { error, result } => {
                         next.error = Some(error.clone());
                         next.result = result.clone();
                     }
@@ -632,6 +641,7 @@ impl ApprovalQueue {
                     match outcome {
                         Outcome::Executed(_) => "executed",
                         Outcome::Failed { .. } => "failed",
+                        Outcome::InDoubt { .. } => "no answer",
                     }
                 ));
                 next.version = row.version + 1;
@@ -762,6 +772,15 @@ fn apply_outcome(next: &mut PendingAction, outcome: &Outcome, now: i64) {
             next.state = State::Failed;
             next.error = Some(error.clone());
             next.result = result.clone();
+        }
+        Outcome::InDoubt { error, result } => {
+            next.state = State::InDoubt;
+            next.error = Some(error.clone());
+            next.result = result.clone();
+            next.reason = Some(format!(
+                "the request was sent and no answer came back ({error}); check the target \
+                 system, then resolve it"
+            ));
         }
     }
     next.finished_at = Some(now);

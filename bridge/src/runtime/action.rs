@@ -15,6 +15,10 @@ use super::{Actor, CallContext, HostServices, Invocation, RegisterError};
 use crate::approval::{PendingAction, Proposal, State};
 use crate::materialise::{Refines, SkipCode, api};
 
+/// The envelope member (`true`) of a call whose request was sent and got no
+/// answer ([`HostError::Unanswered`]): it may have run.
+pub const OUTCOME_UNKNOWN: &str = "outcomeUnknown";
+
 /// The message of a successful call when the action has no
 /// `successMessage`; `{name}` is the action's name.
 pub const DEFAULT_SUCCESS_MESSAGE: &str = "Action '{name}' executed successfully.";
@@ -314,7 +318,15 @@ impl ActionTool {
             .await
         {
             Ok(result) => self.success_envelope(record_id.as_deref(), result),
-            Err(e) => self.error_envelope(record_id.as_deref(), &e.to_string()),
+            Err(e) => {
+                let mut envelope = self.error_envelope(record_id.as_deref(), &e.to_string());
+                if e.outcome_unknown()
+                    && let Value::Object(out) = &mut envelope
+                {
+                    out.insert(OUTCOME_UNKNOWN.into(), Value::Bool(true));
+                }
+                envelope
+            }
         }
     }
 

@@ -223,9 +223,16 @@ impl ToolRegistry {
                         .and_then(Value::as_str)
                         .unwrap_or("the action reported `ok: false`")
                         .to_owned();
-                    Outcome::Failed {
-                        error,
-                        result: Some(envelope),
+                    if envelope.get(super::OUTCOME_UNKNOWN) == Some(&Value::Bool(true)) {
+                        Outcome::InDoubt {
+                            error,
+                            result: Some(envelope),
+                        }
+                    } else {
+                        Outcome::Failed {
+                            error,
+                            result: Some(envelope),
+                        }
                     }
                 }
             }

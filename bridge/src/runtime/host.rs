@@ -41,12 +41,34 @@ pub enum HostError {
     /// The service does not offer this operation.
     #[error("{0}")]
     Unsupported(String),
+    /// A request that may change something was sent, and no (usable) answer
+    /// came back: a timeout after sending, a dropped connection. Whether it
+    /// ran is unknown, so it must not be reported as failed (and retried):
+    /// an approved action that ends this way becomes `in_doubt`.
+    #[error(
+        "{method} {url} was sent but got no answer ({message}): the action may have run, so \
+         check the target system before running it again"
+    )]
+    Unanswered {
+        /// The request method.
+        method: String,
+        /// The URL requested, its userinfo redacted.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl HostError {
     /// A failure with a message.
     pub fn failed(message: impl Into<String>) -> Self {
         HostError::Failed(message.into())
+    }
+
+    /// Whether the request may have run although it failed
+    /// ([`HostError::Unanswered`]).
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(self, HostError::Unanswered { .. })
     }
 }
 

@@ -416,6 +416,22 @@ impl ApiClient for HttpApiClient {
             url: shown_url.clone(),
             message,
         };
+        // Once a request that may change something is on its way, a
+        // failure leaves its outcome unknown (`GET` and `HEAD` change
+        // nothing, and a refused connection sent nothing).
+        let changes = !matches!(method, Method::GET | Method::HEAD);
+        let after_sending = |e: &reqwest::Error, reading: bool| {
+            let message = self.failure(e, reading);
+            if changes && !e.is_connect() && !e.is_builder() {
+                HostError::Unanswered {
+                    method: request.method.clone(),
+                    url: shown_url.clone(),
+                    message,
+                }
+            } else {
+                transport(message)
+            }
+        };
         let mut headers = if below_base {
             self.headers.clone()
         } else {
@@ -445,10 +461,7 @@ impl ApiClient for HttpApiClient {
         if let Some(body) = &request.body {
             builder = builder.json(body);
         }
-        let mut response = builder
-            .send()
-            .await
-            .map_err(|e| transport(self.failure(&e, false)))?;
+        let mut response = builder.send().await.map_err(|e| after_sending(&e, false))?;
         let status = response.status();
         if status.is_redirection() {
             let to = response
@@ -489,13 +502,24 @@ impl ApiClient for HttpApiClient {
         let bytes = match read_body(&mut response, self.max_response_bytes, false).await {
             Ok(Read::Done(bytes)) => bytes,
             Ok(Read::TooLarge) => {
-                return Err(transport(format!(
+                let message = format!(
                     "the response is more than {} bytes, the client's limit \
                      (`max_response_bytes`); nothing of it is returned",
                     self.max_response_bytes
-                )));
+                );
+                // The server answered success: what it did is unknown only
+                // in that its answer cannot be read.
+                return Err(if changes {
+                    HostError::Unanswered {
+                        method: request.method.clone(),
+                        url: shown_url,
+                        message,
+                    }
+                } else {
+                    transport(message)
+                });
             }
-            Err(e) => return Err(transport(self.failure(&e, true))),
+            Err(e) => return Err(after_sending(&e, true)),
         };
         let text = String::from_utf8_lossy(&bytes);
         if text.trim().is_empty() {

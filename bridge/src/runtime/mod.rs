@@ -50,7 +50,9 @@ use objectstack_spec::AIToolDefinition;
 use crate::approval::ApprovalQueue;
 use crate::materialise::{Materialised, Refines, Registered, SkipCode, Wiring, materialise};
 
-pub use action::{DEFAULT_SUCCESS_MESSAGE, build_api_body, build_api_target, pending_message};
+pub use action::{
+    DEFAULT_SUCCESS_MESSAGE, OUTCOME_UNKNOWN, build_api_body, build_api_target, pending_message,
+};
 pub use execute::{ExecuteOptions, ExecutionReport};
 pub use host::{
     ApiClient, ApiRequest, AutomationService, DataEngine, FieldWriteRequest, FlowRequest,

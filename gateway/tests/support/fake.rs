@@ -41,6 +41,9 @@ pub struct FakeState {
     pub replies: Mutex<HashMap<String, (u16, Value)>>,
     /// How long every answer waits.
     pub delay: Mutex<Option<Duration>>,
+    /// How long the answer to an action (`POST`) waits, after it is
+    /// recorded: a server that runs the action and answers late.
+    pub action_delay: Mutex<Option<Duration>>,
 }
 
 pub struct Fake {
@@ -136,7 +139,8 @@ async fn handle(
         body: body.clone(),
     });
     let delay = *state.delay.lock().unwrap();
-    if let Some(delay) = delay {
+    let action_delay = *state.action_delay.lock().unwrap();
+    if let Some(delay) = delay.or(action_delay.filter(|_| method == Method::POST)) {
         tokio::time::sleep(delay).await;
     }
     let answer = |status: u16, body: Value| {
