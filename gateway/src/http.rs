@@ -186,12 +186,66 @@ async fn require_bearer(
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let mcp = request.uri().path().starts_with("/mcp");
+    if mcp
+        && let Some(id) = &session
+        && shared.owners.refuses(id, &key)
+    {
+        // Answered as rmcp answers a session it does not know: another
+        // key's session is not there for this one.
+        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    }
+    let deleting = request.method() == axum::http::Method::DELETE;
     request.extensions_mut().insert(Caller {
-        key: Some(key),
+        key: Some(key.clone()),
         transport: Transport::Http,
-        session,
+        session: session.clone(),
     });
-    next.run(request).await
+    let response = next.run(request).await;
+    if mcp {
+        match &session {
+            None => {
+                if let Some(id) = response
+                    .headers()
+                    .get("mcp-session-id")
+                    .and_then(|v| v.to_str().ok())
+                {
+                    shared.owners.opened(id, &key);
+                }
+            }
+            Some(id) if deleting && response.status().is_success() => shared.owners.ended(id),
+            Some(_) => {}
+        }
+    }
+    response
+}
+
+/// Which key opened each Streamable HTTP session (by the key's SHA-256):
+/// a session is used, listened to and ended only with the key that
+/// opened it, as the MCP specification asks of a server that binds
+/// sessions to users.
+#[derive(Debug, Default)]
+pub(crate) struct SessionOwners(std::sync::Mutex<std::collections::HashMap<String, [u8; 32]>>);
+
+impl SessionOwners {
+    /// Whether session `id` was opened with another key than `key`.
+    fn refuses(&self, id: &str, key: &ApiKey) -> bool {
+        self.0
+            .lock()
+            .is_ok_and(|owners| owners.get(id).is_some_and(|owner| *owner != key.digest()))
+    }
+
+    fn opened(&self, id: &str, key: &ApiKey) {
+        if let Ok(mut owners) = self.0.lock() {
+            owners.insert(id.to_owned(), key.digest());
+        }
+    }
+
+    fn ended(&self, id: &str) {
+        if let Ok(mut owners) = self.0.lock() {
+            owners.remove(id);
+        }
+    }
 }
 
 fn error(status: StatusCode, code: &str, message: &str) -> Response {

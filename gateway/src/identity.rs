@@ -42,9 +42,10 @@ impl ApiKey {
         out
     }
 
-    /// The key itself, for hashing; it is never shown.
-    pub(crate) fn secret(&self) -> &str {
-        &self.0
+    /// The key's whole SHA-256: what the gateway remembers a key by (a
+    /// verdict's cache, a session's owner), never the key itself.
+    pub(crate) fn digest(&self) -> [u8; 32] {
+        Sha256::digest(self.0.as_bytes()).into()
     }
 
     /// The header value a backend call carries.

@@ -227,6 +227,8 @@ pub(crate) struct Shared {
     /// The confirmations asked with `input_required`: only these may be
     /// decided by a retried call.
     asked: asked::Asked,
+    /// The key each Streamable HTTP session was opened with.
+    owners: http::SessionOwners,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -346,6 +348,7 @@ impl Gateway {
                 keys: verify::KeyCheck::new(server),
                 inbox,
                 asked: asked::Asked::default(),
+                owners: http::SessionOwners::default(),
             }),
         })
     }

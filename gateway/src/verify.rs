@@ -26,8 +26,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
 use crate::backend::ObjectStackBackend;
 use crate::identity::ApiKey;
 
@@ -109,8 +107,7 @@ impl KeyCheck {
         let (Some(backend), Some(object)) = (&self.backend, object) else {
             return Ok(());
         };
-        let digest: [u8; 32] = Sha256::digest(key.secret().as_bytes()).into();
-        let entry = (digest, Box::<str>::from(object));
+        let entry = (key.digest(), Box::<str>::from(object));
         if let Some(verdict) = self.cached(&entry) {
             return verdict;
         }

@@ -627,10 +627,10 @@ async fn ending_a_session_is_answered_200_and_the_session_is_gone() {
     let fake = Fake::start().await;
     let running = start(&fake, |_| {}).await;
     let http = reqwest::Client::new();
-    let post = |body: Value, session: Option<&str>| {
+    let post = |key: &str, body: Value, session: Option<&str>| {
         let mut request = http
             .post(running.url("/mcp"))
-            .bearer_auth(ALICE)
+            .bearer_auth(key)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-11-25")
@@ -640,7 +640,15 @@ async fn ending_a_session_is_answered_200_and_the_session_is_gone() {
         }
         request.send()
     };
+    let end = |key: &str, session: &str| {
+        http.delete(running.url("/mcp"))
+            .bearer_auth(key)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+    };
     let opened = post(
+        ALICE,
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "t", "version": "0"}}}),
@@ -655,22 +663,22 @@ async fn ending_a_session_is_answered_200_and_the_session_is_gone() {
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .unwrap();
-    let ended = http
-        .delete(running.url("/mcp"))
-        .bearer_auth(ALICE)
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .send()
-        .await
-        .unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let ready = post(ALICE, initialized, Some(&session)).await.unwrap();
+    assert!(ready.status().is_success(), "{}", ready.status());
+    // Another key can neither use nor end Alice's session: to it, the
+    // session is not there.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let theirs = post(BOB, list.clone(), Some(&session)).await.unwrap();
+    assert_eq!(theirs.status(), 404);
+    assert_eq!(end(BOB, &session).await.unwrap().status(), 404);
+    let mine = post(ALICE, list.clone(), Some(&session)).await.unwrap();
+    assert_eq!(mine.status(), 200);
+    assert!(mine.text().await.unwrap().contains("action_ticket_stats"));
+    let ended = end(ALICE, &session).await.unwrap();
     assert_eq!(ended.status(), 200);
     // The session is over: a request in it is refused.
-    let after = post(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        Some(&session),
-    )
-    .await
-    .unwrap();
+    let after = post(ALICE, list, Some(&session)).await.unwrap();
     assert_eq!(after.status(), 404, "{:?}", after.text().await);
     running.stop().await;
 }
