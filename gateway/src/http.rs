@@ -64,6 +64,7 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
         .route("/approvals/{id}/approve", post(approve))
         .route("/approvals/{id}/reject", post(reject))
         .with_state(shared.clone())
+        .layer(middleware::from_fn_with_state(limit, well_formed))
         .layer(middleware::from_fn_with_state(
             shared.clone(),
             require_bearer,
@@ -129,6 +130,72 @@ impl http_body::Body for Tracked {
     fn size_hint(&self) -> http_body::SizeHint {
         self.body.size_hint()
     }
+}
+
+/// Answers a `POST /mcp` body that is no single JSON-RPC message as
+/// JSON-RPC says, before rmcp sees it (rmcp answers each with 415 or
+/// "method not found"): text that is not JSON is a parse error (-32700,
+/// 400), a batch is refused as such (-32600, 400: no revision since
+/// 2025-03-26 has batches, and this server takes none), and a
+/// `tools/call` whose `arguments` is not an object is invalid params
+/// (-32602) for that request's id.
+async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -> Response {
+    if request.method() != axum::http::Method::POST
+        || request.uri().path().trim_end_matches('/') != "/mcp"
+    {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            &format!("the request body is more than {limit} bytes"),
+        );
+    };
+    let rpc_error = |status: StatusCode, id: &serde_json::Value, code: i64, message: &str| {
+        (
+            status,
+            Json(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})),
+        )
+            .into_response()
+    };
+    let message: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(message) => message,
+        Err(e) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                &serde_json::Value::Null,
+                -32700,
+                &format!("Parse error: the body is not JSON ({e})"),
+            );
+        }
+    };
+    if message.is_array() {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            &serde_json::Value::Null,
+            -32600,
+            "Invalid Request: JSON-RPC batches are not supported; send one message per request",
+        );
+    }
+    if message.get("method").and_then(serde_json::Value::as_str) == Some("tools/call")
+        && let Some(id) = message.get("id")
+        && let Some(arguments) = message.get("params").and_then(|p| p.get("arguments"))
+        && !(arguments.is_object() || arguments.is_null())
+    {
+        return rpc_error(
+            StatusCode::OK,
+            id,
+            -32602,
+            &format!(
+                "Invalid params: `arguments` must be an object of the tool's parameters, not {}",
+                objectstack_spec::json::kind(arguments)
+            ),
+        );
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
 }
 
 /// A session ended with `DELETE /mcp` is answered 200, as the reference

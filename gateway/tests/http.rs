@@ -700,6 +700,61 @@ async fn an_oversized_body_is_refused() {
 }
 
 #[tokio::test]
+async fn a_body_that_is_no_single_json_rpc_message_is_answered_as_json_rpc_says() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |_| {}).await;
+    let send = |body: String| {
+        reqwest::Client::new()
+            .post(running.url("/mcp"))
+            .bearer_auth(ALICE)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-03-26")
+            .body(body)
+            .send()
+    };
+    let cases = [
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 1,".to_owned(),
+            400,
+            -32700,
+            Value::Null,
+        ),
+        (
+            json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]).to_string(),
+            400,
+            -32600,
+            Value::Null,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "action_ticket_stats", "arguments": [1]}})
+            .to_string(),
+            200,
+            -32602,
+            json!(7),
+        ),
+    ];
+    for (body, status, code, id) in cases {
+        let response = send(body.clone()).await.unwrap();
+        assert_eq!(response.status().as_u16(), status, "{body}");
+        let answer: Value = response.json().await.unwrap();
+        assert_eq!(answer["error"]["code"], json!(code), "{body}: {answer}");
+        assert_eq!(answer["id"], id, "{body}: {answer}");
+    }
+    // Without a key it is 401 all the same.
+    let response = reqwest::Client::new()
+        .post(running.url("/mcp"))
+        .body("not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    assert!(fake.received().is_empty());
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn two_gateways_sharing_one_store_run_an_approved_action_once() {
     let fake = Fake::start().await;
     fake.add_record("support_ticket", "t3", json!({"subject": "Dup"}));
