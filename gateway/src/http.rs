@@ -254,15 +254,15 @@ async fn require_bearer(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let mcp = request.uri().path().starts_with("/mcp");
+    let deleting = request.method() == axum::http::Method::DELETE;
     if mcp
         && let Some(id) = &session
-        && shared.owners.refuses(id, &key)
+        && (shared.owners.refuses(id, &key) || (deleting && !shared.owners.knows(id)))
     {
         // Answered as rmcp answers a session it does not know: another
         // key's session is not there for this one.
         return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
     }
-    let deleting = request.method() == axum::http::Method::DELETE;
     request.extensions_mut().insert(Caller {
         key: Some(key.clone()),
         transport: Transport::Http,
@@ -300,6 +300,12 @@ impl SessionOwners {
         self.0
             .lock()
             .is_ok_and(|owners| owners.get(id).is_some_and(|owner| *owner != key.digest()))
+    }
+
+    /// Whether session `id` is open (ending an unknown or ended session
+    /// is answered 404, as using one is).
+    fn knows(&self, id: &str) -> bool {
+        self.0.lock().is_ok_and(|owners| owners.contains_key(id))
     }
 
     fn opened(&self, id: &str, key: &ApiKey) {

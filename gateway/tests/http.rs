@@ -677,6 +677,9 @@ async fn ending_a_session_is_answered_200_and_the_session_is_gone() {
     assert!(mine.text().await.unwrap().contains("action_ticket_stats"));
     let ended = end(ALICE, &session).await.unwrap();
     assert_eq!(ended.status(), 200);
+    // Ended once: ending it again (or a session never opened) is 404.
+    assert_eq!(end(ALICE, &session).await.unwrap().status(), 404);
+    assert_eq!(end(ALICE, "no-such-session").await.unwrap().status(), 404);
     // The session is over: a request in it is refused.
     let after = post(ALICE, list, Some(&session)).await.unwrap();
     assert_eq!(after.status(), 404, "{:?}", after.text().await);
