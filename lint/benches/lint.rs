@@ -99,6 +99,21 @@ fn suggest(c: &mut Criterion) {
                 .count()
         })
     });
+    // Long names sharing a long prefix, and references far from all of
+    // them: the walk's band is 2,335 cells wide and each miss walks about
+    // 1,170 units before it is pruned (this took minutes when the walk kept
+    // a row per unit and fell back to a linear scan past 4M cells).
+    let long = Universe::new(
+        (0..300)
+            .map(|i| format!("{}{i}", "a".repeat(3500)))
+            .collect(),
+    );
+    long.suggest("warm_up");
+    let far: Vec<String> = (0..5).map(|i| format!("{}{i}", "b".repeat(3500))).collect();
+    group.throughput(Throughput::Elements(far.len() as u64));
+    group.bench_function("long_names_3500", |b| {
+        b.iter(|| far.iter().filter(|r| long.suggest(r).is_some()).count())
+    });
     let sample: Vec<&str> = misses.iter().step_by(100).copied().collect();
     group.throughput(Throughput::Elements(sample.len() as u64));
     group.bench_function("linear_scan_50", |b| {

@@ -101,6 +101,29 @@ mod tests {
     }
 
     #[test]
+    fn long_names_with_a_long_shared_prefix_get_the_scans_answer() {
+        // Bands hundreds of cells wide, on names a thousand units long: the
+        // walk keeps rows only at branching nodes.
+        let stem = "a".repeat(1200);
+        let names: Vec<String> = (0..12).map(|i| format!("{stem}{i:02}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let universe = u(&refs);
+        for reference in [
+            format!("{stem}1"),
+            format!("{}x{stem}07", "a"),
+            format!("{}{}", "a".repeat(800), "b".repeat(400)),
+            "b".repeat(1202),
+        ] {
+            assert_eq!(
+                universe.suggest(&reference).map(str::to_owned),
+                naive(&universe, &reference),
+                "{}",
+                reference.len()
+            );
+        }
+    }
+
+    #[test]
     fn byte_order_answers_wildcards_past_the_basic_plane() {
         // U+FF01 sorts after U+1F600 in UTF-16 units but before it in bytes.
         let u = u(&["a\u{ff01}b", "a\u{1f600}c", "ab"]);

@@ -20,8 +20,9 @@ fn better(a: Option<Scored>, b: Option<Scored>) -> Option<Scored> {
 /// "No name" in [`Node::terminal`].
 const NONE: u32 = u32::MAX;
 
-/// Cells above this many make one edit-distance walk fall back to a linear
-/// scan (only for pathologically long references and names).
+/// A band (one row of the edit-distance walk) wider than this many cells
+/// makes the walk fall back to a linear scan: a reference millions of
+/// units long.
 const MAX_BAND_CELLS: usize = 1 << 22;
 
 #[derive(Clone)]
@@ -259,7 +260,7 @@ impl SuggestIndex {
                 continue;
             }
             let depth = max_len.min(query.len() + bound + 1);
-            let hit = if (depth + 1).saturating_mul(2 * bound + 1) > MAX_BAND_CELLS {
+            let hit = if 2 * bound + 1 > MAX_BAND_CELLS {
                 scan_within(universe, query, bound)
             } else {
                 self.walk_within(query, bound, depth, last_done + 1)
@@ -274,13 +275,17 @@ impl SuggestIndex {
 
     /// The nearest name within edit distance `bound` of `query`, as
     /// (distance, id) with the lowest id among the nearest: a depth-first
-    /// walk of the trie keeping one banded Levenshtein row per depth. Row
-    /// `t` holds `D[t][j] = distance(name[..t], query[..j])` for
+    /// walk of the trie computing one banded Levenshtein row per name unit.
+    /// Row `t` holds `D[t][j] = distance(name[..t], query[..j])` for
     /// `|t - j| <= bound` at offset `j + bound - t`, capped at `bound + 1`.
-    /// A subtree is abandoned when no name of its lengths can finish within
-    /// the bound (tightened to the best distance found) from any cell of
-    /// the current row, or when it could only tie the best with higher ids.
-    /// No name is nearer than `floor` (the caller has ruled those out).
+    /// Only the rows at the ends of the nodes whose children still wait
+    /// are kept (a child starts from its parent's last row), so memory
+    /// grows with the branching nodes on the path, not with the names'
+    /// length. A subtree is abandoned when no name of its lengths can
+    /// finish within the bound (tightened to the best distance found) from
+    /// any cell of the current row, or when it could only tie the best with
+    /// higher ids. No name is nearer than `floor` (the caller has ruled
+    /// those out).
     fn walk_within(
         &self,
         query: &[u16],
@@ -292,12 +297,15 @@ impl SuggestIndex {
         let floor = id32(floor).unwrap_or(NONE);
         let width = 2 * bound + 1;
         let cap = id32(bound + 1).unwrap_or(NONE);
-        let mut rows = vec![cap; (depth + 1) * width];
-        for (offset, cell) in rows.iter_mut().take(width).enumerate() {
+        // Saved rows end to end; row 0 is the empty prefix's.
+        let mut saved = vec![cap; width];
+        for (offset, cell) in saved.iter_mut().enumerate() {
             if offset >= bound && offset - bound <= len {
                 *cell = id32(offset - bound).unwrap_or(cap);
             }
         }
+        let mut prev = vec![cap; width];
+        let mut cur = vec![cap; width];
         // The best (distance, id) so far, (cap, NONE) for none; a subtree
         // whose distances are at least `lower` and ids at least `min_id`
         // can improve on it only if (lower, min_id) is less.
@@ -305,14 +313,22 @@ impl SuggestIndex {
         let hopeless = |lower: u32, min_id: u32, best: (u32, u32)| {
             lower >= cap || (lower.max(floor), min_id) >= best
         };
-        let mut stack = vec![(0u32, 0u32)];
-        while let Some((index, parent_lower)) = stack.pop() {
+        // (node, the lower bound its parent reached, the saved row it starts from).
+        let mut stack = vec![(0u32, 0u32, 0usize)];
+        while let Some((index, parent_lower, row)) = stack.pop() {
+            // Rows saved after this one belong to subtrees walked already
+            // (the stack is depth-first).
+            saved.truncate((row + 1) * width);
             let Some(node) = self.node(index) else {
                 continue;
             };
             if hopeless(parent_lower, node.min_id, best) {
                 continue;
             }
+            let Some(from) = saved.get(row * width..(row + 1) * width) else {
+                continue;
+            };
+            prev.copy_from_slice(from);
             let start = (node.depth - node.label_len) as usize;
             let mut lower = parent_lower;
             let mut alive = true;
@@ -322,9 +338,6 @@ impl SuggestIndex {
                     alive = false;
                     break;
                 }
-                let (head, tail) = rows.split_at_mut(t * width);
-                let prev = head.get((t - 1) * width..).unwrap_or_default();
-                let cur = tail.get_mut(..width).unwrap_or_default();
                 let reach = Reach {
                     t,
                     bound,
@@ -332,7 +345,8 @@ impl SuggestIndex {
                     min_len: node.min_len as usize,
                     max_len: node.max_len as usize,
                 };
-                lower = band_row(prev, cur, query, unit, &reach, cap);
+                lower = band_row(&prev, &mut cur, query, unit, &reach, cap);
+                std::mem::swap(&mut prev, &mut cur);
                 if hopeless(lower, node.min_id, best) {
                     alive = false;
                     break;
@@ -341,17 +355,22 @@ impl SuggestIndex {
             if !alive {
                 continue;
             }
+            // `prev` is the row at the node's depth.
             let n = node.depth as usize;
             if node.terminal != NONE
                 && n + bound >= len
                 && n <= len + bound
-                && let Some(&d) = rows.get(n * width + (len + bound - n))
+                && let Some(&d) = prev.get(len + bound - n)
                 && d < cap
             {
                 best = best.min((d, node.terminal));
             }
-            let first = node.first_child;
-            stack.extend((first..first + node.children).rev().map(|c| (c, lower)));
+            if node.children > 0 {
+                let at = saved.len() / width;
+                saved.extend_from_slice(&prev);
+                let first = node.first_child;
+                stack.extend((first..first + node.children).rev().map(|c| (c, lower, at)));
+            }
         }
         (best.0 < cap).then_some((best.0 as usize, best.1))
     }
