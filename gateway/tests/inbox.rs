@@ -239,6 +239,38 @@ async fn a_proposer_cannot_approve_their_own_action_unless_configured() {
     running.stop().await;
 }
 
+/// `body` without the values of its form controls (`value="…"` and
+/// `<textarea>` contents).
+fn without_control_values(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    loop {
+        let next = [rest.find(" value=\""), rest.find("<textarea")]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(at) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let end = if tail.starts_with(" value=\"") {
+            tail[8..].find('"').map(|e| at + 8 + e + 1)
+        } else {
+            tail.find("</textarea>").map(|e| at + e)
+        };
+        match end {
+            Some(end) => rest = &rest[end..],
+            None => return out,
+        }
+        if rest.starts_with("</textarea>") {
+            out.push_str("</textarea>");
+            rest = &rest["</textarea>".len()..];
+        }
+    }
+}
+
 #[tokio::test]
 async fn hostile_arguments_and_reasons_are_shown_as_text() {
     let fake = helpdesk().await;
@@ -272,9 +304,16 @@ async fn hostile_arguments_and_reasons_are_shown_as_text() {
             page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
             "{path}"
         );
-        // A right-to-left override would make `1000000` read `10 EUR`.
-        assert!(!page.body.contains('\u{202e}'), "{path}");
+        // A right-to-left override would make `1000000` read `10 EUR`: the
+        // page shows it escaped. Only an edit control holds it as it is (so
+        // an untouched field submits it back), with a warning beside it.
+        let outside_controls = without_control_values(&page.body);
+        assert!(!outside_controls.contains('\u{202e}'), "{path}");
         assert!(page.body.contains("EUR \\u{202e}0000001"), "{path}");
+        if path.ends_with(&id) {
+            assert!(page.body.contains("id=\"f-reason\""), "{}", page.body);
+            assert!(page.body.contains("invisible or direction-changing"), "{path}");
+        }
     }
     running.stop().await;
 }

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 
-use super::html::esc;
+use super::html::{esc, esc_value, hidden_characters};
 
 /// What a parameter is edited with.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,6 +216,34 @@ fn scalar_text(value: &Value) -> String {
     }
 }
 
+/// The text a free-text control (text, number, lines, JSON) is filled
+/// with for `value`; `None` for the other kinds, whose controls submit
+/// JSON tokens.
+fn control_text(kind: &Kind, value: &Value) -> Option<String> {
+    match kind {
+        Kind::Text { .. } | Kind::Number | Kind::Integer => Some(scalar_text(value)),
+        Kind::Lines(_) => value
+            .as_array()
+            .map(|items| items.iter().map(scalar_text).collect::<Vec<_>>().join("\n")),
+        Kind::Json => serde_json::to_string_pretty(value).ok(),
+        Kind::Choice(_) | Kind::Boolean | Kind::Choices(_) => None,
+    }
+}
+
+/// `text` as a browser submits it: line breaks as one `\n` whatever they
+/// were (the HTML parser and form encoding rewrite them), NUL as U+FFFD.
+fn as_submitted(text: &str) -> String {
+    text.replace("\r\n", "\n")
+        .replace(['\r'], "\n")
+        .replace('\0', "\u{fffd}")
+}
+
+/// The warning beside a control whose value holds characters the page
+/// shows escaped: the control itself shows them as they are.
+const HIDDEN_WARNING: &str = "<span class=\"hint error\">This value holds invisible or \
+direction-changing characters, shown escaped under the arguments above; they are kept exactly \
+unless you change this field.</span>";
+
 /// The controls of `fields`, filled from `values` (what was proposed, or
 /// what the person submitted: `Err` text is shown as typed). `errors`
 /// are shown beside their field.
@@ -299,17 +327,20 @@ pub(crate) fn render(
                     .or_else(|| current.map(scalar_text))
                     .unwrap_or_default();
                 out.push_str(&label);
-                if text.contains('\n') {
+                if hidden_characters(&text) {
+                    out.push_str(HIDDEN_WARNING);
+                }
+                if text.contains(['\n', '\r']) {
                     let _ = write!(
                         out,
                         "<textarea id=\"{id}\" name=\"{name}\"{required}{aria}{invalid}>{}</textarea>",
-                        esc(&text)
+                        esc_value(&text)
                     );
                 } else {
                     let _ = write!(
                         out,
                         "<input type=\"{input}\" id=\"{id}\" name=\"{name}\" value=\"{}\"{required}{aria}{invalid}>",
-                        esc(&text)
+                        esc_value(&text)
                     );
                 }
             }
@@ -327,7 +358,7 @@ pub(crate) fn render(
                 let _ = write!(
                     out,
                     "<input type=\"number\" step=\"{step}\" id=\"{id}\" name=\"{name}\" value=\"{}\"{required}{aria}{invalid}>",
-                    esc(&text)
+                    esc_value(&text)
                 );
             }
             Kind::Boolean | Kind::Choice(_) => {
@@ -411,10 +442,13 @@ pub(crate) fn render(
                         .unwrap_or_default()
                 });
                 out.push_str(&label);
+                if hidden_characters(&text) {
+                    out.push_str(HIDDEN_WARNING);
+                }
                 let _ = write!(
                     out,
                     "<span class=\"hint\">One item per line.</span><textarea id=\"{id}\" name=\"{name}\"{required}{aria}{invalid}>{}</textarea>",
-                    esc(&text)
+                    esc_value(&text)
                 );
             }
             Kind::Json => {
@@ -424,10 +458,13 @@ pub(crate) fn render(
                         .unwrap_or_default()
                 });
                 out.push_str(&label);
+                if hidden_characters(&text) {
+                    out.push_str(HIDDEN_WARNING);
+                }
                 let _ = write!(
                     out,
                     "<span class=\"hint\">JSON.</span><textarea id=\"{id}\" name=\"{name}\" spellcheck=\"false\"{required}{aria}{invalid}>{}</textarea>",
-                    esc(&text)
+                    esc_value(&text)
                 );
             }
         }
@@ -439,10 +476,14 @@ pub(crate) fn render(
 
 /// The input a submitted form stands for, or each field's problem
 /// (`(field, message)`). Only the schema's fields are read; other form
-/// entries (the CSRF token, the hash) are ignored.
+/// entries (the CSRF token, the hash) are ignored. A free-text field
+/// submitted as it was filled from `proposed` keeps the proposed value
+/// exactly (a browser rewrites line breaks, and its text cannot say
+/// `1.0` from `1`), so only what a person changed changes.
 pub(crate) fn parse(
     fields: &[Field],
     form: &[(String, String)],
+    proposed: &Map<String, Value>,
 ) -> Result<Map<String, Value>, Vec<(String, String)>> {
     let mut input = Map::new();
     let mut problems = Vec::new();
@@ -476,11 +517,20 @@ pub(crate) fn parse(
                     }
                 }
             }
-            _ => match first {
-                None => Ok(None),
-                Some(text) if text.trim().is_empty() => Ok(None),
-                Some(text) => parse_one(&field.kind, text).map(Some),
-            },
+            _ => {
+                let untouched = proposed.get(&field.name).filter(|value| {
+                    first.is_some_and(|text| {
+                        control_text(&field.kind, value)
+                            .is_some_and(|shown| as_submitted(&shown) == as_submitted(text))
+                    })
+                });
+                match (untouched, first) {
+                    (Some(value), _) => Ok(Some(value.clone())),
+                    (None, None) => Ok(None),
+                    (None, Some(text)) if text.trim().is_empty() => Ok(None),
+                    (None, Some(text)) => parse_one(&field.kind, text).map(Some),
+                }
+            }
         };
         match parsed {
             Ok(Some(value)) => {
@@ -693,6 +743,7 @@ mod tests {
                 ("f.lines", "[]"),
                 ("f.anything", "null"),
             ]),
+            &Map::new(),
         )
         .unwrap();
         assert_eq!(
@@ -711,7 +762,12 @@ mod tests {
         let fields = fields(&schema());
         // Nothing filled: nothing sent (the schema check then names the
         // required ones), no checkbox checked included.
-        let input = parse(&fields, &form(&[("f.recordId", " "), ("f.priority", "")])).unwrap();
+        let input = parse(
+            &fields,
+            &form(&[("f.recordId", " "), ("f.priority", "")]),
+            &Map::new(),
+        )
+        .unwrap();
         assert_eq!(Value::Object(input), json!({}));
         let problems = parse(
             &fields,
@@ -724,6 +780,7 @@ mod tests {
                 ("f.channels", "\"fax\""),
                 ("f.address", "{city: Oslo}"),
             ]),
+            &Map::new(),
         )
         .unwrap_err();
         let named: Vec<(&str, &str)> = problems
@@ -755,8 +812,48 @@ mod tests {
         }));
         let html = render(&fields, &proposed, &[], &[]);
         let submitted = controls_of(&html);
-        let back = parse(&fields, &submitted).unwrap();
+        let back = parse(&fields, &submitted, &Map::new()).unwrap();
         assert_eq!(back, proposed, "{html}");
+        assert_eq!(parse(&fields, &submitted, &proposed).unwrap(), proposed);
+    }
+
+    #[test]
+    fn an_untouched_field_keeps_the_proposed_value_exactly() {
+        // Text a browser cannot send back as it was: a joiner and a
+        // direction mark (shown as they are in the control, escaped on the
+        // page), a carriage return, a float written `1.0`.
+        let fields = fields(&schema());
+        let proposed = obj(json!({
+            "recordId": "t1", "reason": "Sch\u{f6}n\u{200d}text \u{202e}01 \r\nline",
+            "amount": 1.0, "tags": ["\u{1f468}\u{200d}\u{1f469}", "b"]
+        }));
+        let html = render(&fields, &proposed, &[], &[]);
+        assert!(
+            html.contains("\u{200d}") && html.contains("\u{202e}"),
+            "{html}"
+        );
+        assert!(html.contains("invisible or direction-changing"), "{html}");
+        // As a browser submits it: every line break as CRLF.
+        let submitted: Vec<(String, String)> = controls_of(&html)
+            .into_iter()
+            .map(|(k, v)| (k, v.replace("\r\n", "\n").replace('\n', "\r\n")))
+            .collect();
+        assert_eq!(parse(&fields, &submitted, &proposed).unwrap(), proposed);
+        // A changed field changes; the others stay exactly as proposed.
+        let edited: Vec<(String, String)> = submitted
+            .into_iter()
+            .map(|(k, v)| {
+                if k == "f.amount" {
+                    (k, "2".to_owned())
+                } else {
+                    (k, v)
+                }
+            })
+            .collect();
+        let back = parse(&fields, &edited, &proposed).unwrap();
+        assert_eq!(back.get("amount"), Some(&json!(2)));
+        assert_eq!(back.get("reason"), proposed.get("reason"));
+        assert_eq!(back.get("tags"), proposed.get("tags"));
     }
 
     #[test]

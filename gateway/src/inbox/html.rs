@@ -30,6 +30,33 @@ pub(crate) fn esc(text: &str) -> String {
     out
 }
 
+/// `text` escaped for a form control's value (an `<input>`'s `value`, a
+/// `<textarea>`'s content): markup only, every other character as it is,
+/// so an untouched control submits the text it was given. Pages show
+/// values with [`esc`]; a control that holds characters [`esc`] would show
+/// escaped says so beside it ([`hidden_characters`]).
+pub(crate) fn esc_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether `text` holds a character [`esc`] shows as an escape (a control
+/// other than tab and newline, a bidirectional control, a zero-width mark).
+pub(crate) fn hidden_characters(text: &str) -> bool {
+    text.chars()
+        .any(|c| objectstack_spec::text::is_terminal_unsafe(c) && c != '\n' && c != '\t')
+}
+
 /// A JSON value pretty-printed, escaped, for a `<pre>`.
 pub(crate) fn pretty(value: &Value) -> String {
     esc(&serde_json::to_string_pretty(value).unwrap_or_default())

@@ -953,7 +953,7 @@ async fn edit(
     };
     let fields = form::fields(&definition.parameters);
     let sha = field(&form, "input_sha256").unwrap_or("").to_owned();
-    let problems = match form::parse(&fields, &form) {
+    let problems = match form::parse(&fields, &form, &row.input) {
         Ok(edited) => {
             let started = Instant::now();
             match catalog
