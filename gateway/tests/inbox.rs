@@ -255,8 +255,8 @@ fn without_control_values(body: &str) -> String {
         };
         out.push_str(&rest[..at]);
         let tail = &rest[at..];
-        let end = if tail.starts_with(" value=\"") {
-            tail[8..].find('"').map(|e| at + 8 + e + 1)
+        let end = if let Some(value) = tail.strip_prefix(" value=\"") {
+            value.find('"').map(|e| at + 8 + e + 1)
         } else {
             tail.find("</textarea>").map(|e| at + e)
         };
@@ -312,7 +312,10 @@ async fn hostile_arguments_and_reasons_are_shown_as_text() {
         assert!(page.body.contains("EUR \\u{202e}0000001"), "{path}");
         if path.ends_with(&id) {
             assert!(page.body.contains("id=\"f-reason\""), "{}", page.body);
-            assert!(page.body.contains("invisible or direction-changing"), "{path}");
+            assert!(
+                page.body.contains("invisible or direction-changing"),
+                "{path}"
+            );
         }
     }
     running.stop().await;

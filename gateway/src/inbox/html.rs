@@ -10,21 +10,14 @@ use serde_json::Value;
 pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters other than tab and newline would be shown
-            // as nothing or as garbage, and a bidirectional control or a
-            // zero-width mark reorders or hides what follows it (an
-            // argument could read `10 EUR` and be `1000000`): show them as
-            // what they are.
-            c if objectstack_spec::text::is_terminal_unsafe(c) && c != '\n' && c != '\t' => {
-                let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
-            }
-            c => out.push(c),
+        // Control characters other than tab and newline would be shown as
+        // nothing or as garbage, and a bidirectional control or a
+        // zero-width mark reorders or hides what follows it (an argument
+        // could read `10 EUR` and be `1000000`): show them as what they are.
+        if hidden(c) {
+            let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
+        } else {
+            push_markup(&mut out, c);
         }
     }
     out
@@ -38,23 +31,32 @@ pub(crate) fn esc(text: &str) -> String {
 pub(crate) fn esc_value(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+        push_markup(&mut out, c);
     }
     out
+}
+
+/// Pushes `c`, as a character reference when it is markup.
+fn push_markup(out: &mut String, c: char) {
+    match c {
+        '&' => out.push_str("&amp;"),
+        '<' => out.push_str("&lt;"),
+        '>' => out.push_str("&gt;"),
+        '"' => out.push_str("&quot;"),
+        '\'' => out.push_str("&#39;"),
+        c => out.push(c),
+    }
+}
+
+/// Whether [`esc`] shows `c` as an escape.
+fn hidden(c: char) -> bool {
+    objectstack_spec::text::is_terminal_unsafe(c) && c != '\n' && c != '\t'
 }
 
 /// Whether `text` holds a character [`esc`] shows as an escape (a control
 /// other than tab and newline, a bidirectional control, a zero-width mark).
 pub(crate) fn hidden_characters(text: &str) -> bool {
-    text.chars()
-        .any(|c| objectstack_spec::text::is_terminal_unsafe(c) && c != '\n' && c != '\t')
+    text.chars().any(hidden)
 }
 
 /// A JSON value pretty-printed, escaped, for a `<pre>`.
