@@ -811,3 +811,143 @@ fn a_bad_approval_ttl_is_refused_with_the_accepted_forms() {
         assert!(stderr.contains("24h"), "the fix is shown: {stderr}");
     }
 }
+
+/// The binary over stdio, driven by hand: its stdin kept open, its
+/// stdout read a JSON-RPC message a line.
+struct RawStdio {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    _dir: tempfile::TempDir,
+}
+
+impl RawStdio {
+    async fn start(server: &str) -> RawStdio {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+            .arg("serve")
+            .arg("--stack")
+            .arg(fixture())
+            .arg("--server")
+            .arg(server)
+            .arg("--approvals")
+            .arg(dir.path().join("approvals.sqlite"))
+            .arg("--audit")
+            .arg(dir.path().join("audit.jsonl"))
+            .env("RUST_LOG", "warn")
+            .env("OBJECTSTACK_API_KEY", KEY)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut raw = RawStdio {
+            child,
+            stdin,
+            lines: tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout)),
+            _dir: dir,
+        };
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        )
+        .await;
+        assert_eq!(raw.next().await["id"], json!(1));
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        raw
+    }
+
+    async fn send(&mut self, message: Value) {
+        use tokio::io::AsyncWriteExt as _;
+        let line = format!("{message}\n");
+        self.stdin.write_all(line.as_bytes()).await.unwrap();
+        self.stdin.flush().await.unwrap();
+    }
+
+    /// The next message, within 10 s.
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .unwrap()
+            .expect("the gateway's output is open");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn terminate(&self) {
+        let pid = self.child.id().unwrap().to_string();
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// The exit code, within 10 s (its stdin still open).
+    async fn exit_code(&mut self) -> Option<i32> {
+        tokio::time::timeout(Duration::from_secs(10), self.child.wait())
+            .await
+            .expect("the gateway exits within 10 s of SIGTERM, its stdin open")
+            .unwrap()
+            .code()
+    }
+}
+
+#[tokio::test]
+async fn sigterm_answers_the_call_in_flight_refuses_new_ones_and_exits() {
+    let fake = Fake::start().await;
+    // An idle gateway: SIGTERM ends it although the client keeps stdin open.
+    let mut idle = RawStdio::start(&fake.url).await;
+    idle.terminate();
+    assert_eq!(idle.exit_code().await, Some(0));
+
+    let mut gateway = RawStdio::start(&fake.url).await;
+    *fake.state.action_delay.lock().unwrap() = Some(Duration::from_millis(1500));
+    gateway
+        .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "action_ticket_stats", "arguments": {}}}))
+        .await;
+    while fake.received().is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    gateway.terminate();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    gateway
+        .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                     "params": {"name": "action_ticket_stats", "arguments": {}}}))
+        .await;
+    let mut answers = vec![gateway.next().await, gateway.next().await];
+    answers.sort_by_key(|a| a["id"].as_i64());
+    assert_eq!(answers[0]["id"], json!(2));
+    assert_eq!(
+        answers[0]["result"]["isError"],
+        json!(false),
+        "{}",
+        answers[0]
+    );
+    assert_eq!(answers[1]["id"], json!(3));
+    assert_eq!(
+        answers[1]["result"]["isError"],
+        json!(true),
+        "{}",
+        answers[1]
+    );
+    assert!(
+        answers[1].to_string().contains("shutting down"),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(gateway.exit_code().await, Some(0));
+    // The call during the drain never reached the server.
+    let posts = fake
+        .received()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 1);
+}

@@ -512,6 +512,9 @@ impl Gateway {
             () = terminate() => {
                 tracing::info!("SIGTERM: waiting for the calls in flight");
                 self.drain().await;
+                // The last answers go out through rmcp's writer after their
+                // calls return: give it a moment before the service stops.
+                tokio::time::sleep(Duration::from_millis(200)).await;
                 cancel.cancel();
             }
         }
@@ -800,7 +803,8 @@ impl Shared {
             || (name == PENDING_TOOL && catalog.tools.iter().any(|t| t.name == PENDING_TOOL))
     }
 
-    /// Audits a call of a tool that is not served: refused, nothing run.
+    /// Audits a call that is refused before anything runs (a tool that is
+    /// not served, a call during the drain).
     pub(crate) fn refuse_unknown(
         &self,
         caller: &Caller,

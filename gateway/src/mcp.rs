@@ -102,6 +102,20 @@ impl ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = self.caller(&context);
+        if self.shared.tracker.is_closed() {
+            // Draining (SIGTERM): over HTTP such a request is answered 503
+            // before it gets here; over stdio the call is refused here.
+            let arguments = request.arguments.unwrap_or_default();
+            self.shared
+                .refuse_unknown(&caller, &request.name, &arguments);
+            return Ok(
+                rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                    "The gateway is shutting down and did not run this call; nothing was changed. \
+                 Call the tool again once it is back.",
+                )])
+                .into(),
+            );
+        }
         let elicit = if self.shared.config.confirm == ConfirmMode::Elicit {
             confirmation_channel(&context)
         } else {

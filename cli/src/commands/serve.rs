@@ -132,7 +132,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async move {
+    let code = runtime.block_on(async move {
         let gateway = match Gateway::new(config) {
             Ok(g) => g,
             Err(e) => {
@@ -178,7 +178,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 Ok(EXIT_UNUSABLE)
             }
         }
-    })
+    });
+    // Over stdio, a read of standard input stays blocked on a thread of the
+    // runtime until the client writes or closes it; once served, the
+    // process does not wait for it (SIGTERM would otherwise not end an
+    // idle stdio gateway).
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    code
 }
 
 /// Logs on stderr (stdout is the protocol in stdio mode), `RUST_LOG`
