@@ -921,7 +921,7 @@ async fn sigterm_answers_the_call_in_flight_refuses_new_ones_and_exits() {
         .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                      "params": {"name": "action_ticket_stats", "arguments": {}}}))
         .await;
-    let mut answers = vec![gateway.next().await, gateway.next().await];
+    let mut answers = [gateway.next().await, gateway.next().await];
     answers.sort_by_key(|a| a["id"].as_i64());
     assert_eq!(answers[0]["id"], json!(2));
     assert_eq!(
