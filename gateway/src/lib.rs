@@ -498,10 +498,15 @@ impl Gateway {
             )),
         };
         let handler = mcp::Session::new(self.shared.clone(), Some(caller));
-        let service = handler
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| GatewayError::Protocol(e.to_string()))?;
+        let terminated = terminate();
+        tokio::pin!(terminated);
+        let service = tokio::select! {
+            service = handler.serve(rmcp::transport::stdio()) => {
+                service.map_err(|e| GatewayError::Protocol(e.to_string()))?
+            }
+            // Before the client finished initializing: nothing is in flight.
+            () = &mut terminated => return Ok(()),
+        };
         let cancel = service.cancellation_token();
         let waiting = service.waiting();
         tokio::pin!(waiting);
@@ -509,7 +514,7 @@ impl Gateway {
             done = &mut waiting => {
                 done.map_err(|e| GatewayError::Protocol(e.to_string()))?;
             }
-            () = terminate() => {
+            () = terminated => {
                 tracing::info!("SIGTERM: waiting for the calls in flight");
                 self.drain().await;
                 // The last answers go out through rmcp's writer after their
@@ -565,6 +570,7 @@ impl Gateway {
             );
         }
         let _sweeper = self.spawn_sweeper();
+        let terminated = terminate();
         let token = tokio_util::sync::CancellationToken::new();
         let app = self.router(token.clone());
         let shared = self.shared.clone();
@@ -580,7 +586,7 @@ impl Gateway {
             .with_graceful_shutdown(async move {
                 tokio::select! {
                     () = shutdown => {}
-                    () = terminate() => tracing::info!("SIGTERM: draining"),
+                    () = terminated => tracing::info!("SIGTERM: draining"),
                 }
                 shared.tracker.close();
                 let _ =
@@ -604,23 +610,29 @@ impl Gateway {
 }
 
 /// Resolves on SIGTERM (or Ctrl-C); never on platforms without signals.
-async fn terminate() {
+fn terminate() -> impl std::future::Future<Output = ()> + Send + 'static {
+    // The handler is installed now, not when the future is first polled:
+    // a SIGTERM that arrives while a session is still being set up is
+    // then a drain, not the default action (the process killed).
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        #[cfg(unix)]
+        {
+            match term {
+                Some(mut term) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = tokio::signal::ctrl_c() => {}
+                    }
                 }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
