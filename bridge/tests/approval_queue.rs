@@ -216,6 +216,30 @@ fn an_execution_that_got_no_answer_is_in_doubt_until_an_operator_resolves_it() {
 }
 
 #[test]
+fn a_settled_claim_passes_over_fresh_approvals_until_they_settle() {
+    on_both_stores(|q, clock| {
+        let p = q.propose(proposal(Some("a"), 1)).unwrap().action;
+        q.approve(&p.id, "alice", &p.input_sha256).unwrap();
+        let tools = vec![p.tool_name.clone()];
+        let settled = Duration::from_secs(2);
+        let lease = Duration::from_secs(10);
+        assert!(
+            q.claim_next_settled(&tools, "w1", lease, settled)
+                .unwrap()
+                .is_none(),
+            "approved just now: left to the process that approved it"
+        );
+        clock.advance(Duration::from_secs(2));
+        let claim = q
+            .claim_next_settled(&tools, "w1", lease, settled)
+            .unwrap()
+            .unwrap();
+        assert_eq!(claim.action.id, p.id);
+        assert_eq!(claim.action.state, State::Executing);
+    });
+}
+
+#[test]
 fn claim_finish_and_the_lease() {
     on_both_stores(|q, clock| {
         let p = q.propose(proposal(Some("a"), 1)).unwrap().action;

@@ -1206,6 +1206,7 @@ fn racer(location: &str, ledger: &Path, ids: &[(String, String)], me: usize) -> 
         executor: format!("pid{}-w{me}", std::process::id()),
         lease: Duration::from_secs(600),
         limit: Some(1),
+        settled: Duration::ZERO,
     };
     let mut counts = Counts::default();
     let n = ids.len();
@@ -1446,6 +1447,7 @@ fn child() {
                 executor: format!("crash-child-{}", std::process::id()),
                 lease: CRASH_LEASE,
                 limit: None,
+                settled: Duration::ZERO,
             };
             // Hangs inside the dispatch until killed.
             let _ = rt().block_on(registry.execute_pending(&var("CHILD_ID"), &options));
@@ -1557,6 +1559,7 @@ fn run(store: Arc<dyn ApprovalStore>, ops: &[Op]) -> Result<(), TestCaseError> {
         executor: "exec".into(),
         lease: Duration::from_secs(LEASE_SECS),
         limit: None,
+        settled: Duration::ZERO,
     };
 
     let mut models: Vec<Model> = Vec::new();
@@ -2102,6 +2105,7 @@ mod postgres_only {
             executor: "cut-off".into(),
             lease: Duration::from_millis(500),
             limit: None,
+            settled: Duration::ZERO,
         };
         let err = rt()
             .block_on(registry.execute_pending(&row.id, &options))

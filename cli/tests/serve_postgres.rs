@@ -218,7 +218,7 @@ async fn two_gateways_share_one_postgres_queue_and_execute_an_approval_once() {
     let approvals = queue_url(&server, &schema);
 
     let fake = Fake::start().await;
-    for id in ["t3", "t4"] {
+    for id in ["t3", "t4", "t5", "t6", "t7", "t8", "t9"] {
         fake.add_record("support_ticket", id, json!({"subject": "Dup"}));
     }
     let first = Serve::start(&fake, &approvals).await;
@@ -253,6 +253,38 @@ async fn two_gateways_share_one_postgres_queue_and_execute_an_approval_once() {
     // The first gateway is woken by the approval too, and finds it taken.
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(dispatches(&fake, "t3"), 1, "executed exactly once");
+    // An approval through a gateway runs under the approver's key, though
+    // every gateway's executor (OBJECTSTACK_EXECUTOR_KEY) is woken by it.
+    for record in ["t5", "t6", "t7", "t8", "t9"] {
+        let id = propose(&alice, record).await;
+        let row: Value = http
+            .get(second.url(&format!("/approvals/{id}")))
+            .bearer_auth(BOB)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let decision: Value = http
+            .post(second.url(&format!("/approvals/{id}/approve")))
+            .bearer_auth(BOB)
+            .json(&json!({"input_sha256": row["inputSha256"]}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(decision["state"], "executed", "{decision}");
+        let runs: Vec<Option<String>> = fake
+            .received()
+            .into_iter()
+            .filter(|r| r.method == "POST" && r.path.ends_with(&format!("/{record}")))
+            .map(|r| r.authorization)
+            .collect();
+        assert_eq!(runs, vec![Some(format!("Bearer {BOB}"))], "{record}");
+    }
 
     // Approved by the `approvals` command: neither gateway served the
     // decision, both are woken, one executes it, well before a poll.
@@ -297,6 +329,20 @@ async fn two_gateways_share_one_postgres_queue_and_execute_an_approval_once() {
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(dispatches(&fake, "t4"), 1, "executed exactly once");
+    // The gateway that ran it audited it, as its executor.
+    let audited: Vec<Value> = [&first, &second]
+        .iter()
+        .flat_map(|g| g.audit().lines().map(str::to_owned).collect::<Vec<_>>())
+        .filter_map(|l| serde_json::from_str::<Value>(&l).ok())
+        .filter(|l| l["pendingId"] == json!(id) && l["transport"] == json!("executor"))
+        .collect();
+    assert_eq!(audited.len(), 1, "{audited:?}");
+    assert_eq!(audited[0]["outcome"], json!("executed"), "{audited:?}");
+    assert_eq!(
+        audited[0]["tool"],
+        json!("action_purge_ticket"),
+        "{audited:?}"
+    );
     let listed = tokio::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
         .args([
             "approvals",

@@ -67,14 +67,18 @@ pub enum Transport {
     Stdio,
     /// Streamable HTTP.
     Http,
+    /// The gateway's own executor, running approvals recorded elsewhere
+    /// under `OBJECTSTACK_EXECUTOR_KEY`.
+    Executor,
 }
 
 impl Transport {
-    /// `stdio` or `http`.
+    /// `stdio`, `http` or `executor`.
     pub fn as_str(self) -> &'static str {
         match self {
             Transport::Stdio => "stdio",
             Transport::Http => "http",
+            Transport::Executor => "executor",
         }
     }
 }

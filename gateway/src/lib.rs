@@ -448,29 +448,60 @@ impl Gateway {
                 every
             }
         };
+        let executor = Caller {
+            key: Some(key),
+            transport: Transport::Executor,
+            session: None,
+        };
         Some(tokio::spawn(async move {
             loop {
-                tokio::select! {
-                    () = tokio::time::sleep(every) => {}
-                    () = wake.notified() => {}
+                let woken = tokio::select! {
+                    () = tokio::time::sleep(every) => false,
+                    () = wake.notified() => true,
+                };
+                if woken {
+                    // An approval was just recorded; the gateway that
+                    // recorded it runs it within milliseconds, under the
+                    // approver's key. Take over only what it left.
+                    tokio::time::sleep(SETTLE + Duration::from_millis(500)).await;
                 }
                 let Some(shared) = weak.upgrade() else { return };
                 let catalog = shared.catalog();
-                let options = executor_options();
+                let options = ExecuteOptions {
+                    settled: SETTLE,
+                    ..executor_options()
+                };
+                let started = Instant::now();
                 match with_caller(
-                    Some(key.clone()),
+                    executor.key.clone(),
                     catalog.registry.execute_approved(&options),
                 )
                 .await
                 {
                     Ok(report) => {
-                        for id in &report.executed {
-                            tracing::info!(pending = %id, "executed an approval recorded elsewhere");
-                        }
-                        for id in &report.failed {
-                            tracing::warn!(
-                                pending = %id,
-                                "an approval recorded elsewhere failed (its row says why)"
+                        for (id, outcome) in report
+                            .executed
+                            .iter()
+                            .map(|id| (id, "executed"))
+                            .chain(report.failed.iter().map(|id| (id, "failed")))
+                        {
+                            if outcome == "executed" {
+                                tracing::info!(pending = %id, "executed an approval recorded elsewhere");
+                            } else {
+                                tracing::warn!(
+                                    pending = %id,
+                                    "an approval recorded elsewhere failed (its row says why)"
+                                );
+                            }
+                            let row = shared.queue.get(id).ok();
+                            let state = row.as_ref().map_or(outcome, |r| r.state.as_str());
+                            shared.audit.record(
+                                &executor,
+                                row.as_ref().map_or("execute", |r| r.tool_name.as_str()),
+                                row.as_ref().map(|r| r.input_sha256.clone()),
+                                state,
+                                Some(id),
+                                started.elapsed(),
                             );
                         }
                     }
@@ -648,6 +679,10 @@ fn now_ms() -> i64 {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
+
+/// How long the executor leaves a fresh approval to the gateway that
+/// recorded it (which claims it at once) before it takes it over.
+const SETTLE: Duration = Duration::from_secs(2);
 
 fn executor_options() -> ExecuteOptions {
     ExecuteOptions {

@@ -590,11 +590,29 @@ impl ApprovalQueue {
         executor: &str,
         lease: Duration,
     ) -> Result<Option<Claim>, ApprovalError> {
+        self.claim_next_settled(tools, executor, lease, Duration::ZERO)
+    }
+
+    /// [`claim_next`](Self::claim_next), passing over actions approved
+    /// less than `settled` ago: an executor that picks up approvals
+    /// recorded elsewhere leaves the approver's own process the time to
+    /// run what it approved (under the approver's credential), and takes
+    /// over only when that process did not.
+    pub fn claim_next_settled(
+        &self,
+        tools: &[String],
+        executor: &str,
+        lease: Duration,
+        settled: Duration,
+    ) -> Result<Option<Claim>, ApprovalError> {
         let executor = decider(executor)?;
         let lease = duration_ms(lease);
+        let settled = duration_ms(settled);
         let clock = &self.clock;
         let claimed = self.store.claim_next(tools, &mut |row| {
-            (row.state == State::Approved).then(|| claimed(row, executor, lease, clock.now_ms()))
+            let now = clock.now_ms();
+            (row.state == State::Approved && now.saturating_sub(row.state_at) >= settled)
+                .then(|| claimed(row, executor, lease, now))
         })?;
         if let (Some(observer), Some(action)) = (&self.observer, &claimed) {
             observer.changed(Some(State::Approved), action);

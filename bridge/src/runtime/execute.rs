@@ -40,6 +40,11 @@ pub struct ExecuteOptions {
     pub lease: Duration,
     /// At most this many approved actions per call (default: all).
     pub limit: Option<usize>,
+    /// Pass over actions approved less than this long ago (default: none):
+    /// set it in an executor that picks up approvals recorded elsewhere,
+    /// so the process that recorded one runs it under its approver's
+    /// credential, and this one takes over only when that did not happen.
+    pub settled: Duration,
 }
 
 impl Default for ExecuteOptions {
@@ -48,6 +53,7 @@ impl Default for ExecuteOptions {
             executor: format!("pid-{}", std::process::id()),
             lease: Duration::from_secs(300),
             limit: None,
+            settled: Duration::ZERO,
         }
     }
 }
@@ -96,7 +102,12 @@ impl ToolRegistry {
         let tools = self.action_names();
         let mut claimed = 0;
         while options.limit.is_none_or(|limit| claimed < limit) {
-            let claim = match queue.claim_next(&tools, &options.executor, options.lease) {
+            let claim = match queue.claim_next_settled(
+                &tools,
+                &options.executor,
+                options.lease,
+                options.settled,
+            ) {
                 Ok(Some(claim)) => claim,
                 Ok(None) => break,
                 Err(e) => {

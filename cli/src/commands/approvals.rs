@@ -116,8 +116,8 @@ enum Sub {
     ///
     /// Approving records the decision only. The host process that
     /// registers the action's tool executes approved actions on its own
-    /// schedule (`ToolRegistry::execute_approved`), once, under the
-    /// proposer.
+    /// schedule (`ToolRegistry::execute_approved`), once: `serve` runs them
+    /// under `OBJECTSTACK_EXECUTOR_KEY`, and without that key they wait.
     Approve {
         /// The pending action's id.
         id: String,
@@ -143,8 +143,10 @@ enum Sub {
     /// Expire pending actions older than a duration, and mark claims whose
     /// lease ran out as in_doubt.
     ///
-    /// Nothing expires on its own: run this from cron (for example
-    /// `expire --older-than 24h`, hourly), or have the host call
+    /// A running `serve` expires its queue's pending actions at their
+    /// deadline (`--approval-ttl`) on its own. A queue no gateway serves
+    /// expires nothing by itself: run this from cron (for example `expire
+    /// --older-than 24h`, hourly), or have the host call
     /// `ApprovalQueue::expire_older_than` on its timer.
     Expire {
         /// Age, as `90s`, `15m`, `24h`, `7d`, `1h30m`.
