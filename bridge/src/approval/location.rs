@@ -110,6 +110,14 @@ impl QueueLocation {
                      postgres:// URL"
                 )))
             }
+            _ if looks_like_conninfo(s) => Err(StoreError::Location {
+                // Never echoed: such a string carries its password in clear.
+                location: "a key=value connection string".to_owned(),
+                detail: "libpq's `host=… dbname=…` form is not read (it would have been taken \
+                         for a file name); give a postgres:// URL, for example \
+                         postgres://USER:PASSWORD@HOST:5432/DB?sslmode=require"
+                    .to_owned(),
+            }),
             _ => Ok(QueueLocation::Sqlite(PathBuf::from(s))),
         }
     }
@@ -169,6 +177,18 @@ fn open_postgres(url: &PostgresUrl, _mode: OpenMode) -> Result<Arc<dyn ApprovalS
 }
 
 /// `url` with its password (userinfo, and a `password=` parameter) hidden.
+/// Whether `s` reads as libpq's `key=value` connection string: one of its
+/// keywords followed by `=`, at the start or after a space.
+fn looks_like_conninfo(s: &str) -> bool {
+    const KEYWORDS: [&str; 8] = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "sslmode", "service",
+    ];
+    s.split_whitespace().any(|word| {
+        word.split_once('=')
+            .is_some_and(|(key, _)| KEYWORDS.contains(&key.to_ascii_lowercase().as_str()))
+    })
+}
+
 pub(crate) fn redact(url: &str) -> String {
     let shown = crate::redact::url(url).into_owned();
     let Some((base, query)) = shown.split_once('?') else {
@@ -221,6 +241,27 @@ mod tests {
         assert_eq!(
             parse("postgres-backup.db").unwrap(),
             QueueLocation::Sqlite("postgres-backup.db".into())
+        );
+    }
+
+    #[test]
+    fn a_libpq_key_value_string_is_refused_not_taken_for_a_file_and_not_echoed() {
+        for text in [
+            "host=db dbname=queue user=app password=hunter2",
+            "dbname=queue",
+            "HOST=db password=hunter2",
+        ] {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains("give a postgres:// URL"), "{err}");
+            assert!(
+                !err.contains("hunter2") && !err.contains("dbname=queue"),
+                "{err}"
+            );
+        }
+        // A file name with `=` in it that names no keyword stays a file.
+        assert_eq!(
+            parse("queue=1.sqlite").unwrap(),
+            QueueLocation::Sqlite("queue=1.sqlite".into())
         );
     }
 
