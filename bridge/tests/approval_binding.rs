@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use approval_support::{FakeHost, Seen, obj, scratch_dir};
-use objectstack_bridge::approval::{ApprovalQueue, SqliteStore, State};
+use objectstack_bridge::approval::{ApprovalError, ApprovalQueue, SqliteStore, State, StoreError};
 use objectstack_bridge::runtime::{Actor, CallContext, ExecuteOptions, ToolRegistry};
 use serde_json::{Map, Value, json};
 
@@ -461,4 +461,91 @@ fn a_stored_input_the_current_schema_rejects_is_never_dispatched() {
         })
         .unwrap_err();
     assert!(err.to_string().contains("64 lowercase hex digits"), "{err}");
+}
+
+/// A queue file whose writes of outcomes fail: the database lost just
+/// after a dispatch.
+struct LosesOutcomes(Arc<dyn objectstack_bridge::approval::ApprovalStore>);
+
+impl objectstack_bridge::approval::ApprovalStore for LosesOutcomes {
+    fn insert(
+        &self,
+        row: &objectstack_bridge::approval::PendingAction,
+    ) -> Result<(objectstack_bridge::approval::PendingAction, bool), StoreError> {
+        self.0.insert(row)
+    }
+
+    fn get(
+        &self,
+        id: &str,
+    ) -> Result<Option<objectstack_bridge::approval::PendingAction>, StoreError> {
+        self.0.get(id)
+    }
+
+    fn list(
+        &self,
+        filter: &objectstack_bridge::approval::ListFilter,
+    ) -> Result<Vec<Result<objectstack_bridge::approval::PendingAction, StoreError>>, StoreError>
+    {
+        self.0.list(filter)
+    }
+
+    fn compare_and_set(
+        &self,
+        expected_version: u64,
+        next: &objectstack_bridge::approval::PendingAction,
+    ) -> Result<objectstack_bridge::approval::Cas, StoreError> {
+        if matches!(next.state, State::Executed | State::Failed | State::InDoubt) {
+            return Err(StoreError::Backend {
+                operation: "recording an outcome",
+                message: "connection lost".into(),
+            });
+        }
+        self.0.compare_and_set(expected_version, next)
+    }
+
+    fn claim_next(
+        &self,
+        tools: &[String],
+        claim: &mut dyn FnMut(
+            &objectstack_bridge::approval::PendingAction,
+        ) -> Option<objectstack_bridge::approval::PendingAction>,
+    ) -> Result<Option<objectstack_bridge::approval::PendingAction>, StoreError> {
+        self.0.claim_next(tools, claim)
+    }
+}
+
+#[test]
+fn a_dispatch_whose_outcome_cannot_be_recorded_says_it_ran() {
+    let dir = scratch_dir("outcome-lost");
+    let db = dir.join("q.db");
+    let host = host();
+    let store = Arc::new(LosesOutcomes(Arc::new(SqliteStore::open(&db).unwrap())));
+    let queue = Arc::new(ApprovalQueue::new(store));
+    let mut registry = ToolRegistry::new(host.services(Some(queue)));
+    let (_, refused) = registry.register_stack(&stack(purge(json!({}))));
+    assert!(refused.is_empty(), "{refused:?}");
+    let out = block(registry.call(
+        "action_purge",
+        json!({"recordId": "t1"}),
+        &ctx("alice", "call-1"),
+    ));
+    let id = out["pendingActionId"].as_str().unwrap().to_owned();
+    let queue = registry.services().approvals.clone().unwrap();
+    let row = queue.get(&id).unwrap();
+    queue.approve(&id, "operator", &row.input_sha256).unwrap();
+    let err = block(registry.execute_pending(&id, &ExecuteOptions::default())).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ApprovalError::OutcomeNotRecorded {
+                outcome: "executed",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("check the target system"), "{err}");
+    assert_eq!(host.dispatches().len(), 1, "it ran, once");
+    assert_eq!(queue.get(&id).unwrap().state, State::Executing);
 }

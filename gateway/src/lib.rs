@@ -1049,6 +1049,23 @@ impl Shared {
                     error: Some("approved, but no tool of that name is served now; it waits for a gateway that serves it".into()),
                 });
             }
+            Err(e @ ApprovalError::OutcomeNotRecorded { .. }) => {
+                // It ran (or may have): say so, not "internal error".
+                tracing::warn!(pending = %id, "{e}");
+                self.audit.record(
+                    approver,
+                    "approve",
+                    Some(sha.to_owned()),
+                    "in_doubt",
+                    Some(id),
+                    started.elapsed(),
+                );
+                return Ok(Decision {
+                    state: "in_doubt",
+                    result: None,
+                    error: Some(e.to_string()),
+                });
+            }
             Err(e) => return Err(e),
         };
         let state = match done.state {

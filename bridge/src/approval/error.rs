@@ -110,6 +110,22 @@ pub enum ApprovalError {
     /// The runtime has no approval queue wired.
     #[error("no approval queue is wired into this tool registry (set `HostServices::approvals`)")]
     NoQueue,
+    /// An action was dispatched, and the store failed while recording its
+    /// outcome: it ran (or may have), and the row stays `executing` until
+    /// its lease runs out and it becomes `in_doubt`.
+    #[error(
+        "pending action `{id}` was dispatched ({outcome}), but its outcome could not be recorded \
+         ({error}); it becomes in_doubt when its claim's lease runs out: check the target \
+         system before running it again, then resolve it"
+    )]
+    OutcomeNotRecorded {
+        /// The pending action's id.
+        id: String,
+        /// What the dispatch reported: `executed`, `failed` or `no answer`.
+        outcome: &'static str,
+        /// Why the store could not record it.
+        error: String,
+    },
     /// The storage backend failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -248,7 +248,19 @@ impl ToolRegistry {
                 }
             }
         };
-        queue.finish(&claim, outcome)
+        let reported = match &outcome {
+            Outcome::Executed(_) => "executed",
+            Outcome::Failed { .. } => "failed",
+            Outcome::InDoubt { .. } => "no answer",
+        };
+        match queue.finish(&claim, outcome) {
+            Err(ApprovalError::Store(e)) => Err(ApprovalError::OutcomeNotRecorded {
+                id: claim.action.id.clone(),
+                outcome: reported,
+                error: e.to_string(),
+            }),
+            other => other,
+        }
     }
 
     /// Approves a pending action with changed arguments, after checking

@@ -499,6 +499,10 @@ fn error_json(e: &ApprovalError) -> Value {
             json!({"id": id, "tool": tool, "problems": problems}),
         ),
         ApprovalError::NoQueue => ("no_queue", json!({})),
+        ApprovalError::OutcomeNotRecorded { id, outcome, .. } => (
+            "outcome_not_recorded",
+            json!({"id": id, "outcome": outcome}),
+        ),
         ApprovalError::Store(e) => store_error_json(e),
     };
     let mut out = json!({"code": code, "message": e.to_string()});
