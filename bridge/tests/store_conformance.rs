@@ -2111,8 +2111,14 @@ mod postgres_only {
             .block_on(registry.execute_pending(&row.id, &options))
             .unwrap_err();
         assert!(
-            matches!(err, ApprovalError::Store(StoreError::Backend { .. })),
-            "the outcome could not be recorded: {err}"
+            matches!(
+                err,
+                ApprovalError::OutcomeNotRecorded {
+                    outcome: "executed",
+                    ..
+                }
+            ),
+            "the outcome could not be recorded, and the error says it ran: {err}"
         );
         assert_eq!(ledger_lines(&ledger), [row.id.as_str()]);
         let claimed = direct.get(&row.id).unwrap();
