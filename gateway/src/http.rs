@@ -38,6 +38,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Shared;
 use crate::identity::{ApiKey, Caller, Transport};
+use crate::jsonrpc::Shape;
 use crate::mcp::Session;
 use crate::verify::Refusal;
 
@@ -160,39 +161,34 @@ async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -
         )
             .into_response()
     };
-    let message: serde_json::Value = match serde_json::from_slice(&bytes) {
-        Ok(message) => message,
-        Err(e) => {
+    match crate::jsonrpc::shape(&bytes) {
+        Shape::NotJson(why) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
                 &serde_json::Value::Null,
                 -32700,
-                &format!("Parse error: the body is not JSON ({e})"),
+                &format!("Parse error: the body is not JSON ({why})"),
             );
         }
-    };
-    if message.is_array() {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            &serde_json::Value::Null,
-            -32600,
-            "Invalid Request: JSON-RPC batches are not supported; send one message per request",
-        );
-    }
-    if message.get("method").and_then(serde_json::Value::as_str) == Some("tools/call")
-        && let Some(id) = message.get("id")
-        && let Some(arguments) = message.get("params").and_then(|p| p.get("arguments"))
-        && !(arguments.is_object() || arguments.is_null())
-    {
-        return rpc_error(
-            StatusCode::OK,
-            id,
-            -32602,
-            &format!(
-                "Invalid params: `arguments` must be an object of the tool's parameters, not {}",
-                objectstack_spec::json::kind(arguments)
-            ),
-        );
+        Shape::Batch => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                &serde_json::Value::Null,
+                -32600,
+                "Invalid Request: JSON-RPC batches are not supported; send one message per request",
+            );
+        }
+        Shape::BadArguments(id, kind) => {
+            return rpc_error(
+                StatusCode::OK,
+                &id,
+                -32602,
+                &format!(
+                    "Invalid params: `arguments` must be an object of the tool's parameters, not {kind}"
+                ),
+            );
+        }
+        Shape::Other => {}
     }
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
@@ -254,10 +250,11 @@ async fn require_bearer(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let mcp = request.uri().path().starts_with("/mcp");
+    let digest = key.digest();
     let deleting = request.method() == axum::http::Method::DELETE;
     if mcp
         && let Some(id) = &session
-        && (shared.owners.refuses(id, &key) || (deleting && !shared.owners.knows(id)))
+        && (shared.owners.refuses(id, &digest) || (deleting && !shared.owners.knows(id)))
     {
         // Answered as rmcp answers a session it does not know: another
         // key's session is not there for this one.
@@ -277,7 +274,7 @@ async fn require_bearer(
                     .get("mcp-session-id")
                     .and_then(|v| v.to_str().ok())
                 {
-                    shared.owners.opened(id, &key);
+                    shared.owners.opened(id, digest);
                 }
             }
             Some(id) if deleting && response.status().is_success() => shared.owners.ended(id),
@@ -295,11 +292,12 @@ async fn require_bearer(
 pub(crate) struct SessionOwners(std::sync::Mutex<std::collections::HashMap<String, [u8; 32]>>);
 
 impl SessionOwners {
-    /// Whether session `id` was opened with another key than `key`.
-    fn refuses(&self, id: &str, key: &ApiKey) -> bool {
+    /// Whether session `id` was opened with another key than the one whose
+    /// SHA-256 is `digest`.
+    fn refuses(&self, id: &str, digest: &[u8; 32]) -> bool {
         self.0
             .lock()
-            .is_ok_and(|owners| owners.get(id).is_some_and(|owner| *owner != key.digest()))
+            .is_ok_and(|owners| owners.get(id).is_some_and(|owner| owner != digest))
     }
 
     /// Whether session `id` is open (ending an unknown or ended session
@@ -308,9 +306,9 @@ impl SessionOwners {
         self.0.lock().is_ok_and(|owners| owners.contains_key(id))
     }
 
-    fn opened(&self, id: &str, key: &ApiKey) {
+    fn opened(&self, id: &str, digest: [u8; 32]) {
         if let Ok(mut owners) = self.0.lock() {
-            owners.insert(id.to_owned(), key.digest());
+            owners.insert(id.to_owned(), digest);
         }
     }
 

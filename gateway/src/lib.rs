@@ -37,6 +37,7 @@ mod catalog;
 mod http;
 mod identity;
 mod inbox;
+mod jsonrpc;
 mod mcp;
 mod output;
 mod verify;
