@@ -404,19 +404,22 @@ fn api_call_gets_the_built_body_and_method() {
     );
 }
 
+/// A host tool that answers with its arguments and actor.
+struct Echo;
+
+#[async_trait::async_trait]
+impl ToolHandler for Echo {
+    async fn call(
+        &self,
+        arguments: Map<String, Value>,
+        inv: &Invocation,
+    ) -> Result<Value, HostError> {
+        Ok(json!({"echo": arguments, "actor": inv.actor.id}))
+    }
+}
+
 #[test]
 fn registration_refuses_duplicates_unexposed_actions_and_missing_services() {
-    struct Echo;
-    #[async_trait::async_trait]
-    impl ToolHandler for Echo {
-        async fn call(
-            &self,
-            arguments: Map<String, Value>,
-            inv: &Invocation,
-        ) -> Result<Value, HostError> {
-            Ok(json!({"echo": arguments, "actor": inv.actor.id}))
-        }
-    }
     let host = host_with_task();
     let mut registry = ToolRegistry::new(HostServices {
         data_engine: Some(host.clone()),
@@ -791,6 +794,21 @@ fn a_registered_schema_is_held_once_and_definitions_come_back_whole() {
     assert!(Arc::ptr_eq(first, again));
     assert_eq!(**first, registered.parameters);
     assert!(registry.parameters("action_missing").is_none());
+    // A host lists the tools borrowed, in registration order, with the
+    // same shared schema.
+    let listed: Vec<_> = registry.listed().collect();
+    assert_eq!(listed.len(), registry.len());
+    assert_eq!(listed[0].name, "action_complete");
+    assert_eq!(listed[0].label, registered.label.as_deref());
+    assert_eq!(listed[0].description, registered.description);
+    assert!(Arc::ptr_eq(listed[0].parameters, first));
+    assert_eq!(registry.position("action_complete"), Some(0));
+    assert_eq!(registry.position("action_missing"), None);
+    assert!(registry.listed_tool("action_missing").is_none());
+    assert_eq!(
+        registry.listed_tool("action_complete").map(|t| t.name),
+        Some("action_complete")
+    );
     // And calls are still validated against it.
     let out = block(registry.call(
         "action_complete",
@@ -799,4 +817,31 @@ fn a_registered_schema_is_held_once_and_definitions_come_back_whole() {
     ));
     assert_eq!(out["ok"], false, "{out}");
     assert!(host.dispatches().is_empty(), "nothing ran");
+}
+
+#[test]
+fn every_field_of_a_registered_definition_comes_back() {
+    let mut registry = ToolRegistry::new(host_with_task().services(None));
+    let mut full = definition(
+        "summarise",
+        json!({"type": "object", "properties": {"topic": {"type": "string"}}}),
+    );
+    full.label = Some("Summarise".into());
+    full.category = Some("analytics".into());
+    full.output_schema = Some(obj(
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    ));
+    full.object_name = Some("report".into());
+    full.requires_confirmation = Some(false);
+    registry.register(full.clone(), Arc::new(Echo)).unwrap();
+    let bare = definition("bare", json!({"type": "object"}));
+    registry.register(bare.clone(), Arc::new(Echo)).unwrap();
+    assert_eq!(registry.definition("summarise"), Some(full.clone()));
+    assert_eq!(registry.definitions(), vec![full, bare]);
+    registry.shrink_to_fit();
+    assert_eq!(registry.len(), 2);
+    assert_eq!(
+        registry.listed().map(|t| t.name).collect::<Vec<_>>(),
+        ["summarise", "bare"]
+    );
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Peak memory of `objectstack-ai serve --transport http`, as docs/performance.md
-# reports it: VmHWM after start and after SESSIONS sessions have each listed
+# reports it: VmHWM (and what is resident then, VmRSS) after start and after
+# SESSIONS sessions have each listed
 # the tools once, for a stack of ACTIONS actions (the shape of the benches'
 # `stack_with`) and for a one-action stack (the process alone). Linux only
 # (/proc); needs curl.
@@ -27,6 +28,7 @@ stack() { # stack N FILE
 }
 
 hwm_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 
 post() { # post SESSION BODY
     curl -s -o /dev/null -X POST "http://127.0.0.1:$PORT/mcp" \
@@ -40,8 +42,9 @@ measure() { # measure STACK -> "after-start-kB after-listing-kB"
         --listen "127.0.0.1:$PORT" --approvals "$DIR/q.sqlite" --audit /dev/null 2>"$DIR/serve.err" &
     local pid=$!
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done
-    local started
+    local started started_rss
     started=$(hwm_kb $pid)
+    started_rss=$(rss_kb $pid)
     for _ in $(seq "$SESSIONS"); do
         local sid
         sid=$(curl -s -D - -o /dev/null -X POST "http://127.0.0.1:$PORT/mcp" \
@@ -52,7 +55,7 @@ measure() { # measure STACK -> "after-start-kB after-listing-kB"
         post "$sid" '{"jsonrpc":"2.0","method":"notifications/initialized"}'
         post "$sid" '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
     done
-    echo "$started $(hwm_kb $pid)"
+    echo "$started $(hwm_kb $pid) $started_rss $(rss_kb $pid)"
     kill $pid
     wait $pid 2>/dev/null || true
     rm -f "$DIR"/q.sqlite*
@@ -60,10 +63,11 @@ measure() { # measure STACK -> "after-start-kB after-listing-kB"
 
 stack "$ACTIONS" "$DIR/stack.json"
 stack 1 "$DIR/one.json"
-read -r big_start big_list < <(measure "$DIR/stack.json")
-read -r one_start one_list < <(measure "$DIR/one.json")
+read -r big_start big_list big_start_rss big_list_rss < <(measure "$DIR/stack.json")
+read -r one_start one_list one_start_rss one_list_rss < <(measure "$DIR/one.json")
 bytes=$(stat -c %s "$DIR/stack.json")
 awk -v b="$bytes" -v bs="$big_start" -v bl="$big_list" -v os="$one_start" -v ol="$one_list" \
+    -v bsr="$big_start_rss" -v blr="$big_list_rss" -v osr="$one_start_rss" -v olr="$one_list_rss" \
     -v n="$ACTIONS" -v s="$SESSIONS" 'BEGIN {
     mib = 1024
     printf "stack: %d actions, %.2f MiB\n", n, b / 1048576
@@ -71,4 +75,6 @@ awk -v b="$bytes" -v bs="$big_start" -v bl="$big_list" -v os="$one_start" -v ol=
     printf "after %d listing(s):     %6.1f MiB (one action: %.1f MiB)\n", s, bl / mib, ol / mib
     printf "what the stack costs:   %.1fx the file after start, %.1fx after listing\n",
         (bs - os) * 1024 / b, (bl - ol) * 1024 / b
+    printf "resident now (VmRSS):   %.1fx the file after start, %.1fx after listing\n",
+        (bsr - osr) * 1024 / b, (blr - olr) * 1024 / b
 }'

@@ -27,7 +27,10 @@ pub(crate) const MAX_STACK_BYTES: u64 = 1 << 30;
 /// mistaken for, a platform or action tool a skill names.
 pub const PENDING_TOOL: &str = "gateway-pending-actions";
 
-/// One tool as served.
+/// What the gateway adds to a registered tool to serve it. The tool's
+/// name, label, description and parameters stay in the registry: `tools/list`
+/// answers are built from both when asked, so a served stack holds no copy
+/// of every MCP tool between listings.
 #[derive(Debug, Clone)]
 pub(crate) struct Served {
     /// Whether a call needs a person's confirmation.
@@ -35,6 +38,13 @@ pub(crate) struct Served {
     /// The tool's `outputSchema`, when it has one: results then carry a
     /// `structuredContent` it accepts.
     pub(crate) output: Option<Arc<OutputCheck>>,
+    annotations: Option<mcp::McpAnnotations>,
+    /// The title, when it is not the registry's label (the action's own
+    /// label, for a definition without one).
+    title: Option<Box<str>>,
+    /// The `inputSchema`, when it is not the registry's shared copy of the
+    /// parameters (which it is whenever they say `type: object`).
+    input_schema: Option<Arc<Map<String, Value>>>,
 }
 
 /// A skill served as an MCP prompt.
@@ -47,9 +57,11 @@ pub(crate) struct SkillPrompt {
 /// Everything one version of the stack serves.
 pub(crate) struct Catalog {
     pub(crate) registry: ToolRegistry,
-    /// The tools in `tools/list` order, the gateway's own last.
-    pub(crate) tools: Vec<Tool>,
-    pub(crate) served: std::collections::HashMap<String, Served>,
+    /// One for each registered tool, in registration order, which is the
+    /// `tools/list` order.
+    served: Vec<Served>,
+    /// Whether the gateway's own lookup tool is served (listed last).
+    pending_tool: bool,
     pub(crate) prompts: Vec<SkillPrompt>,
     /// What was not served, and why (logged at start and on reload).
     pub(crate) notes: Vec<String>,
@@ -61,9 +73,82 @@ pub(crate) struct Catalog {
 impl std::fmt::Debug for Catalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Catalog")
-            .field("tools", &self.tools.len())
+            .field("tools", &self.tool_count())
             .field("prompts", &self.prompts.len())
             .finish()
+    }
+}
+
+impl Catalog {
+    /// How the action tool `name` is served, when it is.
+    pub(crate) fn served(&self, name: &str) -> Option<&Served> {
+        self.registry
+            .position(name)
+            .and_then(|i| self.served.get(i))
+    }
+
+    /// Whether `name` is served: an action tool, or the gateway's own
+    /// lookup tool when it is listed.
+    pub(crate) fn serves(&self, name: &str) -> bool {
+        self.served(name).is_some() || self.serves_pending(name)
+    }
+
+    /// Whether `name` is the gateway's own lookup tool and it is listed.
+    pub(crate) fn serves_pending(&self, name: &str) -> bool {
+        self.pending_tool && name == PENDING_TOOL
+    }
+
+    /// How many tools `tools/list` lists.
+    pub(crate) fn tool_count(&self) -> usize {
+        self.served.len() + usize::from(self.pending_tool)
+    }
+
+    /// The names `tools/list` lists, in its order.
+    pub(crate) fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.registry.listed().map(|t| t.name.to_owned()).collect();
+        if self.pending_tool {
+            names.push(PENDING_TOOL.to_owned());
+        }
+        names
+    }
+
+    /// The title an action tool is listed with.
+    pub(crate) fn title(&self, name: &str) -> Option<String> {
+        let served = self.served(name)?;
+        let listed = self.registry.listed_tool(name)?;
+        served.title.as_deref().or(listed.label).map(str::to_owned)
+    }
+
+    /// The `tools/list` answer, built from the registry and what the
+    /// gateway adds: the schemas are shared, the text is copied.
+    pub(crate) fn tools(&self) -> Vec<Tool> {
+        let mut tools = Vec::with_capacity(self.tool_count());
+        for (listed, served) in self.registry.listed().zip(&self.served) {
+            let input = served
+                .input_schema
+                .clone()
+                .unwrap_or_else(|| listed.parameters.clone());
+            let mut tool = Tool::new(listed.name.to_owned(), listed.description.to_owned(), input);
+            if let Some(title) = served.title.as_deref().or(listed.label) {
+                tool = tool.with_title(title);
+            }
+            if let Some(output) = &served.output {
+                tool = tool.with_raw_output_schema(output.schema().clone());
+            }
+            if let Some(a) = served.annotations {
+                tool = tool.with_annotations(
+                    ToolAnnotations::new()
+                        .read_only(a.read_only_hint)
+                        .destructive(a.destructive_hint)
+                        .open_world(a.open_world_hint),
+                );
+            }
+            tools.push(tool);
+        }
+        if self.pending_tool {
+            tools.push(pending_tool());
+        }
+        tools
     }
 }
 
@@ -256,9 +341,11 @@ pub(crate) fn build_checked(
     let mut left_out = Vec::new();
     let mut refused = Vec::new();
     let mut projection_notes = Vec::new();
-    let mut served = std::collections::HashMap::new();
-    let mut tools = Vec::new();
+    let mut served = Vec::new();
     let mut probe_object = None;
+    let hint = action_count(document);
+    registry.reserve(hint);
+    served.reserve_exact(hint);
     materialise_each(document, arena, Some(&wiring), &|_| false, &mut |event| {
         let registration = match event {
             Event::Skipped(skipped) => {
@@ -297,6 +384,10 @@ pub(crate) fn build_checked(
         );
         let needs_confirmation = registered.confirmation.is_some();
         let object = registered.object.clone();
+        let title = (entry.title != registered.definition.label)
+            .then_some(entry.title)
+            .flatten()
+            .map(String::into_boxed_str);
         if let Err(e) = registry.register_materialised_tool(registered) {
             refused.push(format!("not served: {e}"));
             return;
@@ -306,26 +397,25 @@ pub(crate) fn build_checked(
         }
         // The registry's copy of the schema is the one served: `inputSchema`
         // is the parameters as they are whenever they say `type: object`.
-        let shared = registry
+        let shares = registry
             .parameters(&entry.name)
-            .filter(|p| Map::eq(p, &entry.input_schema))
-            .cloned();
-        let tool = to_rmcp(entry, shared, needs_confirmation);
-        served.insert(
-            tool.name.to_string(),
-            Served {
-                output: tool
-                    .output_schema
-                    .clone()
-                    .map(|schema| Arc::new(OutputCheck::new(schema))),
-                needs_confirmation,
-            },
-        );
-        tools.push(tool);
+            .is_some_and(|p| Map::eq(p, &entry.input_schema));
+        served.push(Served {
+            needs_confirmation,
+            output: entry.output_schema.map(|schema| {
+                Arc::new(OutputCheck::new(Arc::new(served_schema(
+                    schema,
+                    needs_confirmation,
+                ))))
+            }),
+            annotations: entry.annotations,
+            title,
+            input_schema: (!shares).then(|| Arc::new(entry.input_schema)),
+        });
     });
-    if served.values().any(|s| s.needs_confirmation) {
-        tools.push(pending_tool());
-    }
+    registry.shrink_to_fit();
+    served.shrink_to_fit();
+    let pending_tool = served.iter().any(|s| s.needs_confirmation);
     let prompts = skill_prompts(document, arena, allowed.as_ref().map(|a| &a.skills));
     let mut notes = skipped_notes;
     notes.extend(warning_notes);
@@ -334,12 +424,35 @@ pub(crate) fn build_checked(
     notes.extend(projection_notes);
     Catalog {
         registry,
-        tools,
         served,
+        pending_tool,
         prompts,
         notes,
         probe_object,
     }
+}
+
+/// How many tools a stack may register at most (its actions and its tool
+/// records): the room reserved, so that the registry never copies itself
+/// as it grows while a large stack is registered.
+fn action_count(document: &objectstack_spec::json::Map<'_>) -> usize {
+    use objectstack_spec::json::Value;
+    fn len(value: Option<&Value<'_>>) -> usize {
+        match value {
+            Some(Value::Array(items)) => items.len(),
+            Some(Value::Object(map)) => map.len(),
+            _ => 0,
+        }
+    }
+    let objects: Vec<&Value<'_>> = match document.get("objects") {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(Value::Object(map)) => map.values().collect(),
+        _ => Vec::new(),
+    };
+    let in_objects: usize = objects.iter().map(|o| len(o.get("actions"))).sum();
+    in_objects
+        .saturating_add(len(document.get("actions")))
+        .saturating_add(len(document.get("tools")))
 }
 
 /// What one agent may use: its skills' tools (wildcards expanded as the
@@ -410,32 +523,6 @@ fn skill_prompts(
     out
 }
 
-/// The MCP tool, its input schema `shared` when given (equal to the
-/// entry's).
-fn to_rmcp(
-    entry: mcp::McpTool,
-    shared: Option<Arc<Map<String, Value>>>,
-    confirmable: bool,
-) -> Tool {
-    let input_schema = shared.unwrap_or_else(|| Arc::new(entry.input_schema));
-    let mut tool = Tool::new(entry.name, entry.description, input_schema);
-    if let Some(title) = entry.title {
-        tool = tool.with_title(title);
-    }
-    if let Some(schema) = entry.output_schema {
-        tool = tool.with_raw_output_schema(Arc::new(served_schema(schema, confirmable)));
-    }
-    if let Some(a) = entry.annotations {
-        tool = tool.with_annotations(
-            ToolAnnotations::new()
-                .read_only(a.read_only_hint)
-                .destructive(a.destructive_hint)
-                .open_world(a.open_world_hint),
-        );
-    }
-    tool
-}
-
 /// The gateway's own tool: a model's pending actions and their outcome.
 fn pending_tool() -> Tool {
     let schema = serde_json::json!({
@@ -472,6 +559,103 @@ fn pending_tool() -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The catalog of `stack` with a data engine (never called) and a queue.
+    fn catalog_of(stack: &Value) -> Catalog {
+        let Value::Object(map) = stack else {
+            panic!("a stack is an object");
+        };
+        let backend = crate::backend::ObjectStackBackend::new(
+            "http://127.0.0.1:9",
+            std::time::Duration::from_secs(1),
+        )
+        .map(Arc::new)
+        .ok();
+        let services = HostServices {
+            approvals: Some(Arc::new(objectstack_bridge::approval::ApprovalQueue::new(
+                Arc::new(objectstack_bridge::approval::MemoryStore::new()),
+            ))),
+            data_engine: backend.map(|b| b as Arc<dyn objectstack_bridge::runtime::DataEngine>),
+            ..HostServices::default()
+        };
+        build(&Stack::Composed(map.clone()), services, None).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn tools_are_listed_from_the_registry_as_the_projection_renders_them() {
+        let catalog = catalog_of(&json!({
+            "objects": [{"name": "ticket", "actions": [
+                {"name": "close_ticket", "label": "Close ticket", "type": "script",
+                 "target": "closeTicket", "params": [{"name": "note"}],
+                 "ai": {"exposed": true, "description": "Close a ticket the user names, with an optional note.",
+                        "outputSchema": {"properties": {"closed": {"type": "boolean"}}}}},
+                {"name": "delete_ticket", "label": "Delete ticket", "type": "script",
+                 "target": "deleteTicket", "mode": "delete",
+                 "ai": {"exposed": true, "description": "Delete a ticket for good, with its whole history."}},
+                {"name": "note_ticket", "label": "Note ticket", "type": "script",
+                 "target": "noteTicket", "params": [{"name": "note"}],
+                 "ai": {"exposed": true, "description": "Add a note to a ticket the user names, as written."}}
+            ]}],
+            "tools": [{"name": "close_quick", "label": "Quick note",
+                       "description": "Note on a ticket that it was handled quickly.",
+                       "binding": {"type": "action", "name": "note_ticket"},
+                       "parameters": {"properties": {"note": {"const": "quick"}}}}]
+        }));
+        let listed: Vec<Value> = catalog
+            .tools()
+            .iter()
+            .map(|t| serde_json::to_value(t).unwrap_or_default())
+            .collect();
+        let names: Vec<&str> = listed.iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "action_close_ticket",
+                "action_delete_ticket",
+                "close_quick",
+                PENDING_TOOL
+            ]
+        );
+        assert_eq!(catalog.tool_names(), names);
+        assert_eq!(catalog.tool_count(), 4);
+        let close = &listed[0];
+        assert_eq!(close["title"], "Close ticket");
+        assert_eq!(
+            close["description"],
+            "Close a ticket the user names, with an optional note.\n\nReturns an object with: closed."
+        );
+        assert_eq!(close["inputSchema"]["type"], "object");
+        assert!(
+            close["inputSchema"]["properties"]["note"].is_object(),
+            "{close}"
+        );
+        assert_eq!(
+            close["outputSchema"],
+            json!({"type": "object", "properties": {"closed": {"type": "boolean"}}})
+        );
+        assert_eq!(
+            close["annotations"],
+            json!({"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false})
+        );
+        let delete = &listed[1];
+        assert_eq!(delete["annotations"]["destructiveHint"], true);
+        assert!(
+            catalog
+                .served("action_delete_ticket")
+                .is_some_and(|s| s.needs_confirmation)
+        );
+        assert_eq!(listed[2]["title"], "Quick note");
+        assert_eq!(catalog.title("close_quick").as_deref(), Some("Quick note"));
+        // Parameters without `type: object` are listed with it.
+        assert_eq!(listed[2]["inputSchema"]["type"], "object", "{}", listed[2]);
+        // The schema listed is the registry's own copy, not another.
+        let tools = catalog.tools();
+        let shared = catalog.registry.parameters("action_close_ticket");
+        assert!(shared.is_some_and(|p| Arc::ptr_eq(p, &tools[0].input_schema)));
+        assert!(catalog.serves(PENDING_TOOL));
+        assert!(!catalog.serves("action_nope"));
+    }
 
     #[test]
     fn diagnostics_quote_stack_names_on_one_line_and_escaped() {

@@ -331,7 +331,7 @@ impl Gateway {
             tracing::info!("{note}");
         }
         tracing::info!(
-            tools = built.tools.len(),
+            tools = built.tool_count(),
             prompts = built.prompts.len(),
             "stack loaded"
         );
@@ -356,12 +356,7 @@ impl Gateway {
 
     /// The names of the tools served now, in `tools/list` order.
     pub fn tool_names(&self) -> Vec<String> {
-        self.shared
-            .catalog()
-            .tools
-            .iter()
-            .map(|t| t.name.to_string())
-            .collect()
+        self.shared.catalog().tool_names()
     }
 
     /// Why actions were not served (also logged at start).
@@ -394,7 +389,7 @@ impl Gateway {
         for note in &built.notes {
             tracing::info!("{note}");
         }
-        tracing::info!(tools = built.tools.len(), "stack reloaded");
+        tracing::info!(tools = built.tool_count(), "stack reloaded");
         match shared.catalog.write() {
             Ok(mut current) => *current = Arc::new(built),
             Err(poisoned) => *poisoned.into_inner() = Arc::new(built),
@@ -768,7 +763,7 @@ impl Shared {
         let started = Instant::now();
         let sha = input_sha256(&arguments).ok();
         let catalog = self.catalog();
-        if name == PENDING_TOOL && catalog.tools.iter().any(|t| t.name == PENDING_TOOL) {
+        if catalog.serves_pending(name) {
             let result = self.lookup(caller, &arguments);
             let outcome = if result.is_error == Some(true) {
                 "error"
@@ -779,7 +774,7 @@ impl Shared {
                 .record(caller, name, sha, outcome, None, started.elapsed());
             return result.into();
         }
-        let served = catalog.served.get(name);
+        let served = catalog.served(name);
         let context = CallContext {
             actor: Some(objectstack_bridge::runtime::Actor::new(caller.actor_id())),
             conversation_id: caller.session.clone(),
@@ -847,8 +842,7 @@ impl Shared {
     /// own lookup tool included, when it is served).
     pub(crate) fn serves(&self, name: &str) -> bool {
         let catalog = self.catalog();
-        catalog.served.contains_key(name)
-            || (name == PENDING_TOOL && catalog.tools.iter().any(|t| t.name == PENDING_TOOL))
+        catalog.serves(name)
     }
 
     /// Audits a call that is refused before anything runs (a tool that is
@@ -951,7 +945,7 @@ impl Shared {
                         let envelope = done.result.clone().unwrap_or_else(|| {
                             json!({"ok": false, "error": done.error.clone().unwrap_or_default()})
                         });
-                        let output = catalog.served.get(name).and_then(|s| s.output.as_deref());
+                        let output = catalog.served(name).and_then(|s| s.output.as_deref());
                         (to_result(&envelope, output), outcome)
                     }
                     Err(e) => (error_result(&e.to_string()), "error"),
@@ -976,7 +970,7 @@ impl Shared {
                     "pendingActionId": row.id,
                     "message": objectstack_bridge::runtime::pending_message(&row.action_name, &row.id),
                 });
-                let output = catalog.served.get(name).and_then(|s| s.output.as_deref());
+                let output = catalog.served(name).and_then(|s| s.output.as_deref());
                 (to_result(&envelope, output), "pending")
             }
         };

@@ -92,7 +92,7 @@ impl ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            self.shared.catalog().tools.clone(),
+            self.shared.catalog().tools(),
         ))
     }
 

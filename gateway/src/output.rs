@@ -71,6 +71,11 @@ impl OutputCheck {
         }
     }
 
+    /// The schema, as the tool is listed with it.
+    pub(crate) fn schema(&self) -> &Arc<Map<String, Value>> {
+        &self.schema
+    }
+
     /// Whether `value` may be sent as `structuredContent`: an object the
     /// schema accepts. The error says where it is not, in one line.
     pub(crate) fn check(&self, value: &Value) -> Result<(), String> {

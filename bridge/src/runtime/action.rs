@@ -50,9 +50,17 @@ pub(crate) struct ActionTool {
     /// What an approval of a call to this tool is bound to (see
     /// [`crate::approval::PendingAction::executable_sha256`]).
     pub(crate) executable_sha256: String,
-    /// For a refined tool: the values pinned with `const`, sent whatever
-    /// the call says, and the action's own schema a call must also meet.
+    /// For a refined tool only (boxed: most tools are not refined, and a
+    /// served stack's tools are many).
+    refined: Option<Box<Refined>>,
+}
+
+/// What a refined tool adds to the action it refines.
+#[derive(Debug)]
+struct Refined {
+    /// The values pinned with `const`, sent whatever the call says.
     pins: Map<String, Value>,
+    /// The action's own schema, which a call must also meet.
     action_schema: Option<ArgumentValidator>,
 }
 
@@ -192,20 +200,22 @@ impl ActionTool {
             row_context,
             confirmation,
             executable_sha256,
-            pins: Map::new(),
-            action_schema: None,
+            refined: None,
         })
     }
 
     /// Makes this the tool of a refinement: its pins and the action's own
     /// schema (compiled now, so a bad one is refused at registration).
     pub(crate) fn refine(&mut self, tool: &str, refines: &Refines) -> Result<(), RegisterError> {
-        self.pins = refines.pins.clone();
-        self.action_schema = refines
+        let action_schema = refines
             .action_parameters
             .as_ref()
             .map(|schema| ArgumentValidator::compile(tool, std::sync::Arc::new(schema.clone())))
             .transpose()?;
+        self.refined = Some(Box::new(Refined {
+            pins: refines.pins.clone(),
+            action_schema,
+        }));
         Ok(())
     }
 
@@ -217,10 +227,13 @@ impl ActionTool {
         &self,
         arguments: &mut Map<String, Value>,
     ) -> Result<(), (String, Option<Vec<Violation>>)> {
-        for (key, value) in &self.pins {
+        let Some(refined) = &self.refined else {
+            return Ok(());
+        };
+        for (key, value) in &refined.pins {
             arguments.insert(key.clone(), value.clone());
         }
-        if let Some(schema) = &self.action_schema
+        if let Some(schema) = &refined.action_schema
             && let Err(violations) = schema.validate(arguments)
         {
             let message = format!(

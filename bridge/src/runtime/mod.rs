@@ -212,22 +212,82 @@ pub enum RegisterError {
 }
 
 struct Entry {
-    /// The definition, its `parameters` left empty: the schema is the
-    /// validator's (one shared copy).
-    definition: AIToolDefinition,
+    /// The definition, without its `parameters` (the schema is the
+    /// validator's, one shared copy) and with its text held compactly: a
+    /// host may register tens of thousands of tools.
+    described: Described,
     /// Shared by every tool whose schema is the same ([`SchemaPool`]).
     validator: Arc<ArgumentValidator>,
     kind: Kind,
 }
 
+/// An [`AIToolDefinition`] less its `parameters`, each string boxed to its
+/// length (a `String` carries a capacity, and a `serde_json` map an
+/// `IndexMap`'s header, even when empty).
+struct Described {
+    name: Box<str>,
+    label: Option<Box<str>>,
+    description: Box<str>,
+    category: Option<Box<str>>,
+    output_schema: Option<Box<Map<String, Value>>>,
+    object_name: Option<Box<str>>,
+    requires_confirmation: Option<bool>,
+}
+
+impl Described {
+    fn new(definition: AIToolDefinition) -> Self {
+        Described {
+            name: definition.name.into_boxed_str(),
+            label: definition.label.map(String::into_boxed_str),
+            description: definition.description.into_boxed_str(),
+            category: definition.category.map(String::into_boxed_str),
+            output_schema: definition.output_schema.map(Box::new),
+            object_name: definition.object_name.map(String::into_boxed_str),
+            requires_confirmation: definition.requires_confirmation,
+        }
+    }
+}
+
 impl Entry {
     /// The definition, whole.
     fn definition(&self) -> AIToolDefinition {
+        let d = &self.described;
         AIToolDefinition {
+            name: d.name.to_string(),
+            label: d.label.as_deref().map(str::to_owned),
+            description: d.description.to_string(),
             parameters: (**self.validator.schema()).clone(),
-            ..self.definition.clone()
+            category: d.category.as_deref().map(str::to_owned),
+            output_schema: d.output_schema.as_deref().cloned(),
+            object_name: d.object_name.as_deref().map(str::to_owned),
+            requires_confirmation: d.requires_confirmation,
         }
     }
+
+    fn listed(&self) -> Listed<'_> {
+        Listed {
+            name: &self.described.name,
+            label: self.described.label.as_deref(),
+            description: &self.described.description,
+            parameters: self.validator.schema(),
+        }
+    }
+}
+
+/// A registered tool as a host lists it, borrowed from the registry: what
+/// an MCP server needs for `tools/list` without holding a copy of every
+/// tool ([`ToolRegistry::listed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'r> {
+    /// The tool name.
+    pub name: &'r str,
+    /// Its human label, when the definition has one.
+    pub label: Option<&'r str>,
+    /// Its LLM-facing description.
+    pub description: &'r str,
+    /// Its `parameters` schema: the very copy calls are validated against,
+    /// shared by every tool whose schema is the same JSON.
+    pub parameters: &'r Arc<Map<String, Value>>,
 }
 
 enum Kind {
@@ -408,11 +468,52 @@ impl ToolRegistry {
         self.index
             .insert(definition.name.clone(), self.entries.len());
         self.entries.push(Entry {
-            definition,
+            described: Described::new(definition),
             validator,
             kind,
         });
         Ok(())
+    }
+
+    /// How many tools are registered.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// A tool's position in registration order (the order of
+    /// [`listed`](Self::listed) and [`definitions`](Self::definitions)).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// Every tool, in registration order, borrowed: name, label,
+    /// description and the shared `parameters` schema.
+    pub fn listed(&self) -> impl ExactSizeIterator<Item = Listed<'_>> {
+        self.entries.iter().map(Entry::listed)
+    }
+
+    /// One tool as [`listed`](Self::listed) lists it.
+    pub fn listed_tool(&self, name: &str) -> Option<Listed<'_>> {
+        self.entry(name).map(Entry::listed)
+    }
+
+    /// Makes room for `additional` more tools, so that registering a large
+    /// stack does not copy the registry as it grows.
+    pub fn reserve(&mut self, additional: usize) {
+        self.entries.reserve_exact(additional);
+        self.index.reserve(additional);
+    }
+
+    /// Gives back the room [`reserve`](Self::reserve) (or growth) left
+    /// unused, once every tool is registered.
+    pub fn shrink_to_fit(&mut self) {
+        self.entries.shrink_to_fit();
+        self.index.shrink_to_fit();
     }
 
     /// Whether a tool of this name is registered.
@@ -458,7 +559,7 @@ impl ToolRegistry {
         self.entries
             .iter()
             .filter(|e| matches!(e.kind, Kind::Action(_)))
-            .map(|e| e.definition.name.clone())
+            .map(|e| e.described.name.to_string())
             .collect()
     }
 

@@ -1070,16 +1070,7 @@ impl<'a> View<'a> {
     /// else its name.
     fn label(&self, row: &PendingAction) -> String {
         self.catalog
-            .tools
-            .iter()
-            .find(|t| t.name == row.tool_name)
-            .and_then(|t| t.title.clone())
-            .or_else(|| {
-                self.catalog
-                    .registry
-                    .definition(&row.tool_name)
-                    .and_then(|d| d.label.clone())
-            })
+            .title(&row.tool_name)
             .unwrap_or_else(|| row.action_name.clone())
     }
 
