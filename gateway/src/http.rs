@@ -58,12 +58,17 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
         config,
     );
     let limit = shared.config.max_body_bytes;
-    Router::new()
-        .nest_service("/mcp", mcp)
+    // The JSON approvals API answers the same Host names as `/mcp` (rmcp
+    // checks those) and the inbox: DNS rebinding protection.
+    let approvals = Router::new()
         .route("/approvals", get(list))
         .route("/approvals/{id}", get(show))
         .route("/approvals/{id}/approve", post(approve))
         .route("/approvals/{id}/reject", post(reject))
+        .route_layer(middleware::from_fn_with_state(shared.clone(), known_host));
+    Router::new()
+        .nest_service("/mcp", mcp)
+        .merge(approvals)
         .with_state(shared.clone())
         .layer(middleware::from_fn_with_state(limit, well_formed))
         .layer(middleware::from_fn_with_state(
@@ -316,6 +321,20 @@ impl SessionOwners {
         if let Ok(mut owners) = self.0.lock() {
             owners.remove(id);
         }
+    }
+}
+
+/// Refuses a request whose `Host` is not one the gateway answers to.
+async fn known_host(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    if crate::inbox::host_allowed(&shared, request.headers()) {
+        next.run(request).await
+    } else {
+        error(
+            StatusCode::FORBIDDEN,
+            "HOST_NOT_ALLOWED",
+            "this request's Host is not one the gateway answers to; start it with --allowed-host \
+             for this name",
+        )
     }
 }
 

@@ -1390,3 +1390,48 @@ async fn a_decline_is_recorded_after_a_reload_removed_the_tool() {
     );
     running.stop().await;
 }
+
+#[tokio::test]
+async fn the_approvals_api_refuses_a_host_it_does_not_answer_to() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |_| {}).await;
+    let http = reqwest::Client::new();
+    // A page on another site that rebinds its name to 127.0.0.1 sends its
+    // own name as the Host, with whatever key the browser would attach.
+    for (method, path) in [
+        ("GET", "/approvals"),
+        ("GET", "/approvals/pa_1"),
+        ("POST", "/approvals/pa_1/approve"),
+        ("POST", "/approvals/pa_1/reject"),
+    ] {
+        let request = match method {
+            "GET" => http.get(running.url(path)),
+            _ => http.post(running.url(path)).json(&json!({"reason": "x"})),
+        };
+        let response = request
+            .header("host", "rebound.example.com")
+            .bearer_auth(BOB)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 403, "{method} {path}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["code"], json!("HOST_NOT_ALLOWED"), "{path}");
+    }
+    // The names it does answer to still work, port included.
+    let port = running
+        .url("/")
+        .split(':')
+        .nth(2)
+        .unwrap_or("")
+        .trim_matches('/')
+        .to_owned();
+    let response = http
+        .get(running.url("/approvals"))
+        .header("host", format!("localhost:{port}"))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}

@@ -308,7 +308,7 @@ fn message_page(status: StatusCode, title: &str, text: &str) -> Response {
 
 /// Whether the request's `Host` is one the gateway answers to (DNS
 /// rebinding protection, as for `/mcp`).
-fn host_allowed(shared: &Shared, headers: &HeaderMap) -> bool {
+pub(crate) fn host_allowed(shared: &Shared, headers: &HeaderMap) -> bool {
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
         return false;
     };
