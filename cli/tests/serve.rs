@@ -189,6 +189,17 @@ async fn initialize_and_list_tools_on_both_revisions() {
             info.server_info.as_ref().map(|i| i.name.as_str()),
             Some("objectstack-gateway")
         );
+        // Both lists are declared with their change notifications, so the
+        // notifications sent after a reload are ones the client agreed to.
+        let capabilities = &info.capabilities;
+        assert_eq!(
+            capabilities.tools.as_ref().and_then(|t| t.list_changed),
+            Some(true)
+        );
+        assert_eq!(
+            capabilities.prompts.as_ref().and_then(|p| p.list_changed),
+            Some(true)
+        );
         let tools = gateway.client.list_all_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(

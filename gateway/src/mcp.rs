@@ -54,20 +54,14 @@ impl Session {
 
 impl ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
-        let catalog = self.shared.catalog();
-        let capabilities = if catalog.prompts.is_empty() {
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build()
-        } else {
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_prompts()
-                .enable_prompts_list_changed()
-                .build()
-        };
+        // Prompts are declared even while the stack has none: a reload may
+        // add some, and every client is told of changes to both lists.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .build();
         InitializeResult::new(capabilities)
             .with_server_info(Implementation::new(
                 "objectstack-gateway",
