@@ -62,7 +62,10 @@
 //! - `path`: the JSON path of the offending value. Indices are *lenient*,
 //!   as upstream counts them: entries of a collection that are not records
 //!   are dropped before counting, and a collection written as a map keyed
-//!   by name is indexed in document order. (`spec-*` findings print the
+//!   by name is indexed in JavaScript's property order (integer-like keys
+//!   first, in numeric order; then the rest in document order, a key
+//!   written twice at its first position). Findings are listed in
+//!   document order all the same. (`spec-*` findings print the
 //!   raw path `spec` reports: real array positions and map keys.)
 //! - `message`: what is wrong and what it means at run time; `hint`: how to
 //!   fix it. (In Rust both are a [`Text`], which reads and serialises as a
