@@ -302,6 +302,12 @@ async fn a_call_reaches_the_server_exactly_as_validated_with_the_key() {
         stats.structured_content,
         Some(json!({"total": 3, "byStatus": {"open": 2}}))
     );
+    // Its text block is that structured content, serialised, as MCP asks
+    // of a result that has one.
+    assert_eq!(
+        serde_json::from_str::<Value>(&text(&stats)).ok(),
+        stats.structured_content
+    );
     assert_eq!(
         fake.received()[0].path,
         "/api/v1/actions/support_ticket/ticket_stats"
@@ -687,9 +693,11 @@ async fn elicitation_accept_runs_decline_does_not_and_no_capability_queues() {
     .await;
     let result = call(&gateway, "action_purge_ticket", json!({"recordId": "t5"})).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
-    let envelope: Value = serde_json::from_str(&text(&result)).unwrap();
-    assert_eq!(envelope["ok"], json!(true));
-    assert_eq!(envelope["result"]["action"], json!("purge_ticket"));
+    // The purge has an outputSchema: the result is its structured content,
+    // and the text block holds the same.
+    let structured: Value = serde_json::from_str(&text(&result)).unwrap();
+    assert_eq!(result.structured_content.as_ref(), Some(&structured));
+    assert_eq!(structured["action"], json!("purge_ticket"));
     let question = asked.lock().unwrap().join("\n");
     assert!(
         question.contains("purge_ticket") && question.contains("t5"),

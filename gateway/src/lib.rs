@@ -1219,7 +1219,10 @@ fn to_result(envelope: &Value, output: Option<&output::OutputCheck>) -> CallTool
     };
     match output.check(&structured) {
         Ok(()) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            // MCP: a result with structured content also carries it
+            // serialised in a text block, for clients that read only text.
+            let serialised = structured.to_string();
+            let mut result = CallToolResult::success(vec![ContentBlock::text(serialised)]);
             result.structured_content = Some(structured);
             result
         }

@@ -92,6 +92,7 @@ async def exercise(session):
     stats = await session.call_tool("action_ticket_stats", {})
     assert not stats.is_error, stats
     assert stats.structured_content == {"total": 3, "byStatus": {"open": 2}}, stats.structured_content
+    assert json.loads(stats.content[0].text) == stats.structured_content, stats.content
     done = await session.call_tool("action_escalate_ticket", {"recordId": "t1", "reason": "python"})
     assert not done.is_error, done
     posts = [r for r in RECEIVED if r["method"] == "POST"]
