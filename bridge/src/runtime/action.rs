@@ -1,6 +1,8 @@
 //! One materialised action as a callable tool: record loading, the
 //! confirmation gate, dispatch by route, and the result envelope.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use objectstack_spec::AIToolDefinition;
@@ -35,9 +37,11 @@ pub fn pending_message(action: &str, pending_id: &str) -> String {
 /// A materialised action, ready to call.
 #[derive(Debug)]
 pub(crate) struct ActionTool {
-    pub(crate) tool: String,
+    /// The tool name: the registry's own copy, shared.
+    pub(crate) tool: Arc<str>,
     pub(crate) action_name: String,
-    pub(crate) object_name: Option<String>,
+    /// Shared by every tool of the same object (the registry interns it).
+    pub(crate) object_name: Option<Arc<str>>,
     /// The action's [`DISPATCH_KEYS`], as compact JSON text: read back on
     /// each dispatch, since a served stack's tools are many and a small
     /// `serde_json` map costs several times its text.
@@ -191,9 +195,9 @@ impl ActionTool {
         )
         .map_err(refuse)?;
         Ok(ActionTool {
-            tool,
+            tool: tool.into(),
             action_name,
-            object_name,
+            object_name: object_name.map(Arc::from),
             success_message: non_empty_str(&action, "successMessage"),
             action: dispatch_keys(action),
             route,
@@ -291,9 +295,9 @@ impl ActionTool {
         };
         let ctx = &invocation.context;
         let proposal = Proposal {
-            tool_name: self.tool.clone(),
+            tool_name: self.tool.to_string(),
             action_name: self.action_name.clone(),
-            object_name: self.object_name.clone(),
+            object_name: self.object_name.as_deref().map(str::to_owned),
             input: arguments,
             executable_sha256: self.executable_sha256.clone(),
             conversation_id: ctx.conversation_id.clone(),
@@ -423,7 +427,7 @@ impl ActionTool {
                 engine
                     .execute_action(ScriptRequest {
                         action: self.action_name.clone(),
-                        object: self.object_name.clone(),
+                        object: self.object_name.as_deref().map(str::to_owned),
                         target: non_empty_str(&action, "target"),
                         body: action.remove("body").filter(|b| is_truthy(Some(b))),
                         record: prepared.record,
@@ -457,7 +461,7 @@ impl ActionTool {
                 engine
                     .update_record(FieldWriteRequest {
                         action: self.action_name.clone(),
-                        object: object.clone(),
+                        object: object.to_string(),
                         record_id,
                         patch,
                         actor: actor.clone(),
@@ -476,7 +480,7 @@ impl ActionTool {
                     .execute(FlowRequest {
                         flow: flow.clone(),
                         action: self.action_name.clone(),
-                        object: self.object_name.clone(),
+                        object: self.object_name.as_deref().map(str::to_owned),
                         record: prepared.record,
                         params: prepared.params,
                         actor: actor.clone(),
@@ -537,7 +541,7 @@ impl ActionTool {
         out.insert("ok".into(), Value::Bool(ok));
         out.insert("action".into(), Value::String(self.action_name.clone()));
         if let Some(object) = &self.object_name {
-            out.insert("objectName".into(), Value::String(object.clone()));
+            out.insert("objectName".into(), Value::String(object.to_string()));
         }
         if let Some(id) = record_id {
             out.insert("recordId".into(), Value::String(id.to_owned()));

@@ -225,24 +225,26 @@ struct Entry {
 /// length (a `String` carries a capacity, and a `serde_json` map an
 /// `IndexMap`'s header, even when empty).
 struct Described {
-    name: Box<str>,
+    /// Shared with the index and, for an action, its [`ActionTool`].
+    name: Arc<str>,
     label: Option<Box<str>>,
     description: Box<str>,
     category: Option<Box<str>>,
     output_schema: Option<Box<Map<String, Value>>>,
-    object_name: Option<Box<str>>,
+    /// Shared by every tool of the object.
+    object_name: Option<Arc<str>>,
     requires_confirmation: Option<bool>,
 }
 
 impl Described {
-    fn new(definition: AIToolDefinition) -> Self {
+    fn new(definition: AIToolDefinition, name: Arc<str>, object_name: Option<Arc<str>>) -> Self {
         Described {
-            name: definition.name.into_boxed_str(),
+            name,
             label: definition.label.map(String::into_boxed_str),
             description: definition.description.into_boxed_str(),
             category: definition.category.map(String::into_boxed_str),
             output_schema: definition.output_schema.map(Box::new),
-            object_name: definition.object_name.map(String::into_boxed_str),
+            object_name,
             requires_confirmation: definition.requires_confirmation,
         }
     }
@@ -299,8 +301,10 @@ enum Kind {
 pub struct ToolRegistry {
     services: HostServices,
     entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    index: HashMap<Arc<str>, usize>,
     schemas: SchemaPool,
+    /// The object names the tools name, each held once.
+    objects: std::collections::HashSet<Arc<str>>,
 }
 
 impl fmt::Debug for ToolRegistry {
@@ -320,6 +324,7 @@ impl ToolRegistry {
             entries: Vec::new(),
             index: HashMap::new(),
             schemas: SchemaPool::default(),
+            objects: std::collections::HashSet::new(),
         }
     }
 
@@ -349,11 +354,11 @@ impl ToolRegistry {
         definition: AIToolDefinition,
         action: Map<String, Value>,
     ) -> Result<(), RegisterError> {
-        if self.index.contains_key(&definition.name) {
+        if self.index.contains_key(definition.name.as_str()) {
             return Err(RegisterError::Duplicate(definition.name));
         }
         let tool = ActionTool::new(&definition, action, &self.services)?;
-        self.insert(definition, Kind::Action(Arc::new(tool)))
+        self.insert_action(definition, tool)
     }
 
     /// Registers a refined tool (a bound tool record, ADR-0109 Phase 2):
@@ -386,12 +391,12 @@ impl ToolRegistry {
                 reason,
             });
         }
-        if self.index.contains_key(&definition.name) {
+        if self.index.contains_key(definition.name.as_str()) {
             return Err(RegisterError::Duplicate(definition.name));
         }
         let mut tool = ActionTool::new(&definition, action, &self.services)?;
         tool.refine(&definition.name, refines)?;
-        self.insert(definition, Kind::Action(Arc::new(tool)))
+        self.insert_action(definition, tool)
     }
 
     /// What this registry has wired, as the materialiser asks for it (the
@@ -444,7 +449,8 @@ impl ToolRegistry {
         stack: &'a Map<String, Value>,
     ) -> (Materialised<'a>, Vec<RegisterError>) {
         let wiring = self.wiring();
-        let taken: std::collections::HashSet<String> = self.index.keys().cloned().collect();
+        let taken: std::collections::HashSet<String> =
+            self.index.keys().map(|k| k.to_string()).collect();
         let arena = objectstack_spec::json::Arena::new();
         let document = objectstack_spec::json::Map::from_serde(stack, &arena);
         let materialised = materialise(document, &arena, Some(&wiring), &|name| {
@@ -455,24 +461,53 @@ impl ToolRegistry {
         (materialised, refused)
     }
 
-    fn insert(
+    /// An action tool's entry: its name and object name are held once,
+    /// shared by the entry, the index and the tool.
+    fn insert_action(
         &mut self,
+        definition: AIToolDefinition,
+        mut tool: ActionTool,
+    ) -> Result<(), RegisterError> {
+        tool.object_name = tool.object_name.take().map(|o| self.intern(&o));
+        let name = tool.tool.clone();
+        self.insert_named(name, definition, Kind::Action(Arc::new(tool)))
+    }
+
+    fn insert(&mut self, definition: AIToolDefinition, kind: Kind) -> Result<(), RegisterError> {
+        let name = Arc::from(definition.name.as_str());
+        self.insert_named(name, definition, kind)
+    }
+
+    /// `name` is `definition.name`, as the registry will hold it.
+    fn insert_named(
+        &mut self,
+        name: Arc<str>,
         mut definition: AIToolDefinition,
         kind: Kind,
     ) -> Result<(), RegisterError> {
-        if self.index.contains_key(&definition.name) {
+        if self.index.contains_key(&*name) {
             return Err(RegisterError::Duplicate(definition.name));
         }
         let parameters = std::mem::take(&mut definition.parameters);
         let validator = self.schemas.validator(&definition.name, parameters)?;
-        self.index
-            .insert(definition.name.clone(), self.entries.len());
+        let object_name = definition.object_name.take().map(|o| self.intern(&o));
+        self.index.insert(name.clone(), self.entries.len());
         self.entries.push(Entry {
-            described: Described::new(definition),
+            described: Described::new(definition, name, object_name),
             validator,
             kind,
         });
         Ok(())
+    }
+
+    /// The one shared copy of an object name.
+    fn intern(&mut self, object: &str) -> Arc<str> {
+        if let Some(shared) = self.objects.get(object) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(object);
+        self.objects.insert(shared.clone());
+        shared
     }
 
     /// How many tools are registered.
