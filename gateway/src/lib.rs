@@ -34,6 +34,7 @@ mod asked;
 mod audit;
 mod backend;
 mod catalog;
+mod hosts;
 mod http;
 mod identity;
 mod inbox;
@@ -110,7 +111,10 @@ pub struct Config {
     /// executed under; without it they are reported as approved and waiting.
     pub executor_key: Option<ApiKey>,
     /// Hostnames the HTTP listener answers to (DNS-rebinding protection);
-    /// loopback names by default.
+    /// loopback names by default. Each is `name` (any port) or
+    /// `name:port`, an IPv6 address in brackets; every route reads them as
+    /// rmcp does for `/mcp`. An empty list answers every name (not
+    /// recommended).
     pub allowed_hosts: Vec<String>,
     /// The approvals inbox, deadlines, four eyes and notifications.
     pub inbox: InboxConfig,

@@ -1435,3 +1435,28 @@ async fn the_approvals_api_refuses_a_host_it_does_not_answer_to() {
         .unwrap();
     assert_eq!(response.status(), 200);
 }
+
+#[tokio::test]
+async fn allowed_hosts_with_ports_or_brackets_open_the_approvals_api_as_they_open_mcp() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |c| {
+        c.allowed_hosts.push("gw.example.com:8443".into());
+        c.allowed_hosts.push("[fd00::1]".into());
+    })
+    .await;
+    let http = reqwest::Client::new();
+    for (host, status) in [
+        ("gw.example.com:8443", 200),
+        ("[fd00::1]:9000", 200),
+        ("gw.example.com:9000", 403),
+    ] {
+        let response = http
+            .get(running.url("/approvals"))
+            .header("host", host)
+            .bearer_auth(BOB)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), status, "{host}");
+    }
+}

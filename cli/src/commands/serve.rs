@@ -59,8 +59,9 @@ pub(crate) struct Args {
     /// Timeout of each call to the ObjectStack server, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
-    /// Also answer HTTP requests whose Host is this name (repeatable);
-    /// loopback names are always accepted.
+    /// Also answer HTTP requests whose Host is this name (repeatable):
+    /// `name` with any port, or `name:port` with that port only (an IPv6
+    /// address in brackets); loopback names are always accepted.
     #[arg(long, value_name = "HOST")]
     allowed_host: Vec<String>,
     /// How long a pending action waits for a decision before it expires

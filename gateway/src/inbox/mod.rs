@@ -307,32 +307,13 @@ fn message_page(status: StatusCode, title: &str, text: &str) -> Response {
 }
 
 /// Whether the request's `Host` is one the gateway answers to (DNS
-/// rebinding protection, as for `/mcp`).
+/// rebinding protection, as for `/mcp`; see [`crate::hosts`]).
 pub(crate) fn host_allowed(shared: &Shared, headers: &HeaderMap) -> bool {
-    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
-        return false;
-    };
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, _)| name)
-    };
-    let public = shared
-        .config
-        .inbox
-        .public_url
-        .as_deref()
-        .and_then(|u| u.split("://").nth(1))
-        .map(|rest| {
-            let authority = rest.split('/').next().unwrap_or("");
-            authority.rsplit_once(':').map_or(authority, |(n, _)| n)
-        });
-    shared
-        .config
-        .allowed_hosts
-        .iter()
-        .any(|allowed| allowed.eq_ignore_ascii_case(name))
-        || public.is_some_and(|p| p.eq_ignore_ascii_case(name))
+    crate::hosts::allowed(
+        &shared.config.allowed_hosts,
+        shared.config.inbox.public_url.as_deref(),
+        headers,
+    )
 }
 
 /// Whether the cookie gets `Secure`: the inbox is reached over TLS.
