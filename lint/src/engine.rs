@@ -25,7 +25,9 @@ pub struct Source<'a> {
 }
 
 /// Lints one stack; findings carry their rules' default severities (see
-/// [`crate::Config::apply`]) and come in document order.
+/// [`crate::Config::apply`]) and come in upstream's order: document
+/// order, with map-form collections walked as JavaScript orders their keys
+/// (see `order`).
 pub fn lint(source: &Source<'_>) -> Vec<Finding> {
     lint_composed(std::slice::from_ref(source))
 }
@@ -86,7 +88,8 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
     locate(sources, hits)
 }
 
-/// Attaches locations, sorting findings by file and position.
+/// Attaches locations, sorting findings by file, then by their anchors'
+/// places in upstream's walk (`order`), then by position.
 fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
     // Hits are grouped by source. One source (the usual case) is one group
     // already; copying tens of thousands of hits into it would cost memory
@@ -104,7 +107,15 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
     };
     let mut out = Vec::new();
     for (source, hits) in sources.iter().zip(by_source) {
-        let mut located: Vec<Finding> = match source.text {
+        // Each finding's place in upstream's order (see `order`), taken
+        // before the hits become findings.
+        let places: Vec<Vec<u32>> = hits
+            .par_iter()
+            .map_init(crate::order::Ranker::default, |ranker, hit| {
+                ranker.rank(source.root, &hit.anchor)
+            })
+            .collect();
+        let located: Vec<Finding> = match source.text {
             Some(text) => {
                 let index = SourceIndex::new(text);
                 let spans = locate_hits(&index, source.root, &hits);
@@ -125,7 +136,12 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
             }
             None => hits.into_iter().map(|h| h.finding).collect(),
         };
-        located.sort_by_key(|f| f.location.as_ref().map_or(usize::MAX, |l| l.byte_start));
+        let mut placed: Vec<(Vec<u32>, Finding)> = places.into_iter().zip(located).collect();
+        placed.par_sort_by(|(a, x), (b, y)| {
+            let at = |f: &Finding| f.location.as_ref().map_or(usize::MAX, |l| l.byte_start);
+            a.cmp(b).then_with(|| at(x).cmp(&at(y)))
+        });
+        let located: Vec<Finding> = placed.into_iter().map(|(_, f)| f).collect();
         if out.is_empty() {
             out = located;
         } else {

@@ -64,8 +64,8 @@
 //!   are dropped before counting, and a collection written as a map keyed
 //!   by name is indexed in JavaScript's property order (integer-like keys
 //!   first, in numeric order; then the rest in document order, a key
-//!   written twice at its first position). Findings are listed in
-//!   document order all the same. (`spec-*` findings print the
+//!   written twice at its first position), and findings are listed in
+//!   that order too. (`spec-*` findings print the
 //!   raw path `spec` reports: real array positions and map keys.)
 //! - `message`: what is wrong and what it means at run time; `hint`: how to
 //!   fix it. (In Rust both are a [`Text`], which reads and serialises as a
@@ -84,6 +84,7 @@ pub mod capabilities;
 pub mod config;
 mod engine;
 pub mod finding;
+mod order;
 pub mod render;
 pub mod rule;
 pub mod rules;

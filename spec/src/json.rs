@@ -213,14 +213,22 @@ impl<'a> Map<'a> {
     };
 
     /// The value under `key`.
+    #[inline]
     pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
+        let entries = self.entries;
+        self.position(key)
+            .and_then(|i| entries.get(i))
+            .map(|(_, v)| v)
+    }
+
+    /// The position of `key` among the entries ([`iter`](Self::iter)'s
+    /// order: document order, a key written twice at its first position).
+    #[inline]
+    pub fn position(&self, key: &str) -> Option<usize> {
         let entries = self.entries;
         let sorted = self.extra.map_or(&[][..], |e| e.sorted);
         if sorted.is_empty() {
-            return entries
-                .iter()
-                .find(|(k, _)| same_key(k, key))
-                .map(|(_, v)| v);
+            return entries.iter().position(|(k, _)| same_key(k, key));
         }
         let found = sorted
             .binary_search_by(|&i| {
@@ -229,8 +237,7 @@ impl<'a> Map<'a> {
                     .map_or(std::cmp::Ordering::Less, |(k, _)| (*k).cmp(key))
             })
             .ok()?;
-        let i = *sorted.get(found)? as usize;
-        entries.get(i).map(|(_, v)| v)
+        sorted.get(found).map(|&i| i as usize)
     }
 
     /// Whether `key` is present.
@@ -795,6 +802,28 @@ mod tests {
             }
             round_trip(text);
         }
+    }
+
+    #[test]
+    fn position_is_the_entry_order_for_small_and_indexed_objects() {
+        let arena = Arena::new();
+        let small = parse(r#"{"b": 1, "a": 2, "b": 3}"#, &arena).unwrap();
+        let small = small.as_object().unwrap();
+        assert_eq!(small.position("b"), Some(0));
+        assert_eq!(small.position("a"), Some(1));
+        assert_eq!(small.position("c"), None);
+        let mut text = String::from("{");
+        for i in (0..40).rev() {
+            text.push_str(&format!("\"k{i}\": {i}, "));
+        }
+        text.push_str("\"k39\": 0}");
+        let large = parse(&text, &arena).unwrap();
+        let large = large.as_object().unwrap();
+        for (at, key) in large.keys().enumerate() {
+            assert_eq!(large.position(key), Some(at), "{key}");
+        }
+        assert_eq!(large.position("k39"), Some(0));
+        assert_eq!(large.position("k40"), None);
     }
 
     #[test]
