@@ -109,11 +109,12 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
     for (source, hits) in sources.iter().zip(by_source) {
         // Each finding's place in upstream's order (see `order`), taken
         // before the hits become findings.
+        // One ranker for the whole source: a large object's order is
+        // worked out once, however many findings sit in it.
+        let mut ranker = crate::order::Ranker::default();
         let places: Vec<Vec<u32>> = hits
-            .par_iter()
-            .map_init(crate::order::Ranker::default, |ranker, hit| {
-                ranker.rank(source.root, &hit.anchor)
-            })
+            .iter()
+            .map(|hit| ranker.rank(source.root, &hit.anchor))
             .collect();
         let located: Vec<Finding> = match source.text {
             Some(text) => {
