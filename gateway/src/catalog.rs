@@ -444,12 +444,12 @@ fn action_count(document: &objectstack_spec::json::Map<'_>) -> usize {
             _ => 0,
         }
     }
-    let objects: Vec<&Value<'_>> = match document.get("objects") {
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(Value::Object(map)) => map.values().collect(),
-        _ => Vec::new(),
+    let actions = |object: &Value<'_>| len(object.get("actions"));
+    let in_objects: usize = match document.get("objects") {
+        Some(Value::Array(items)) => items.iter().map(actions).sum(),
+        Some(Value::Object(map)) => map.values().map(actions).sum(),
+        _ => 0,
     };
-    let in_objects: usize = objects.iter().map(|o| len(o.get("actions"))).sum();
     in_objects
         .saturating_add(len(document.get("actions")))
         .saturating_add(len(document.get("tools")))

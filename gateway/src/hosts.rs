@@ -17,13 +17,16 @@ struct Named {
     port: Option<u16>,
 }
 
+/// A host name as compared: without IPv6 brackets, in lower case.
+fn bare(host: &str) -> String {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
 fn named(authority: &Authority) -> Named {
     Named {
-        name: authority
-            .host()
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_ascii_lowercase(),
+        name: bare(authority.host()),
         port: authority.port_u16(),
     }
 }
@@ -37,10 +40,7 @@ fn entry(allowed: &str) -> Option<Named> {
     Some(match Authority::try_from(allowed) {
         Ok(authority) => named(&authority),
         Err(_) => Named {
-            name: allowed
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_ascii_lowercase(),
+            name: bare(allowed),
             port: None,
         },
     })

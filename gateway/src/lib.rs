@@ -1212,9 +1212,8 @@ fn to_result(envelope: &Value, output: Option<&output::OutputCheck>) -> CallTool
             .unwrap_or("the call failed");
         return error_result(message);
     }
-    let text = envelope.to_string();
     let Some(output) = output else {
-        return CallToolResult::success(vec![ContentBlock::text(text)]);
+        return CallToolResult::success(vec![ContentBlock::text(envelope.to_string())]);
     };
     let structured = if pending_id(envelope).is_some() {
         envelope.clone()
@@ -1233,7 +1232,7 @@ fn to_result(envelope: &Value, output: Option<&output::OutputCheck>) -> CallTool
         Err(why) => error_result(&format!(
             "The action ran (do not run it again), but its result does not match the tool's \
              outputSchema ({why}), so it cannot be returned as structured content. What it \
-             returned: {text}"
+             returned: {envelope}"
         )),
     }
 }

@@ -108,9 +108,8 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
     let mut out = Vec::new();
     for (source, hits) in sources.iter().zip(by_source) {
         // Each finding's place in upstream's order (see `order`), taken
-        // before the hits become findings.
-        // One ranker for the whole source: a large object's order is
-        // worked out once, however many findings sit in it.
+        // before the hits become findings, with one ranker per source so a
+        // large object's order is worked out once.
         let mut ranker = crate::order::Ranker::default();
         let places: Vec<Vec<u32>> = hits
             .iter()

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use objectstack_spec::json::order::is_array_index_key;
+use objectstack_spec::json::order::{is_array_index_key, js_order};
 use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
 
@@ -114,15 +114,9 @@ fn js_ranks(map: &Map<'_>) -> Option<Vec<u32>> {
     if !map.keys().any(|k| is_array_index_key(k).is_some()) {
         return None;
     }
-    let mut order: Vec<(usize, Option<u32>)> =
-        map.keys().map(is_array_index_key).enumerate().collect();
-    // Stable: the other keys keep their document order, after the indices.
-    order.sort_by_key(|&(_, index)| match index {
-        Some(n) => (0u8, n),
-        None => (1u8, 0),
-    });
+    let order = js_order(map.keys().enumerate().map(|(at, k)| (k, at)).collect());
     let mut ranks = vec![0u32; map.len()];
-    for (rank, (position, _)) in order.into_iter().enumerate() {
+    for (rank, (_, position)) in order.into_iter().enumerate() {
         if let Some(slot) = ranks.get_mut(position) {
             *slot = u32::try_from(rank).unwrap_or(u32::MAX);
         }
