@@ -360,6 +360,15 @@ async fn an_approver_decides_in_a_real_browser() {
         .click()
         .await
         .unwrap();
+    // The click returns before the sign-out's redirect has loaded: wait
+    // for the sign-in form it leads to, or the next page may still be
+    // served under the old session.
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#key"))
+        .await
+        .unwrap();
     sign_in(&client, &base, ALICE).await;
     client
         .goto(&format!("{base}/approvals/ui/{goodwill}"))
