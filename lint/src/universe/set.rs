@@ -214,7 +214,7 @@ impl Universe {
         self.suggest_index();
     }
 
-    fn suggest_index(&self) -> Option<&SuggestIndex> {
+    pub(super) fn suggest_index(&self) -> Option<&SuggestIndex> {
         self.index
             .get_or_init(|| {
                 // The two are independent, and both are needed.
