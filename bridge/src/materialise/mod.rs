@@ -647,6 +647,27 @@ pub fn materialise<'a>(
     })
 }
 
+/// Whether `own`, an action of object `object`, is the copy of the
+/// stack-level action `bound` (bound to that object) that `defineStack`
+/// puts there: equal to it once its missing (or `null`) `objectName` is
+/// filled from the object, as both copies are by the time the runtime
+/// walks them.
+fn is_echo(own: &json::Map<'_>, bound: &json::Map<'_>, object: &str) -> bool {
+    const OBJECT_NAME: &str = "objectName";
+    let filled = match own.get(OBJECT_NAME) {
+        None | Some(json::Value::Null) => Some(object),
+        Some(value) => value.as_str(),
+    };
+    let others = |m: &json::Map<'_>| m.len() - usize::from(m.contains_key(OBJECT_NAME));
+    filled.is_some()
+        && filled == bound.get(OBJECT_NAME).and_then(json::Value::as_str)
+        && others(own) == others(bound)
+        && own
+            .iter()
+            .filter(|(key, _)| *key != OBJECT_NAME)
+            .all(|(key, value)| bound.get(key) == Some(value))
+}
+
 /// [`materialise`], reporting each outcome as it is decided instead of
 /// collecting them, so a caller can stream definitions out without holding
 /// them all; each registration is borrowed from the document
@@ -713,7 +734,7 @@ pub fn materialise_each<'a>(
                 let name = action.name();
                 let echo = group.get(..own).unwrap_or_default().iter().any(|m| {
                     m.action.get("name").and_then(json::Value::as_str) == name
-                        && *m.action == *action.fields
+                        && object_name.is_some_and(|o| is_echo(m.action, action.fields, o))
                 });
                 if !echo {
                     group.push(Member {

@@ -405,6 +405,24 @@ fn bound_stack_actions_join_their_object_and_echoes_are_walked_once() {
     assert_eq!(m.skipped.len(), 1, "{:?}", m.skipped);
     assert_eq!(m.skipped[0].action, "hidden");
     assert_eq!(m.skipped[0].location.ordinal, 3);
+    // The object's copy may leave `objectName` out (or `null`): defineStack
+    // fills it from the object, so it is still the same action.
+    for own in [json!({}), json!({"objectName": null})] {
+        let stack = map(json!({
+            "objects": [{"name": "a", "actions": [action("x", own)]}],
+            "actions": [action("x", json!({"objectName": "a"}))]
+        }));
+        let m = run(&stack, Some(&Wiring::ALL));
+        assert_eq!(m.registered.len(), 1);
+        assert!(m.skipped.is_empty(), "{:?}", m.skipped);
+    }
+    // Filled, it must still name the object the stack-level copy names.
+    let stack = map(json!({
+        "objects": [{"name": "a", "actions": [action("x", json!({"objectName": "b"}))]}, {"name": "b"}],
+        "actions": [action("x", json!({"objectName": "a"}))]
+    }));
+    let m = run(&stack, Some(&Wiring::ALL));
+    assert_eq!(skip_code(&m), Some("name_collision"));
     // A hand-written twin that differs is a second action: it collides.
     let stack = map(json!({
         "objects": [{"name": "a", "actions": [action("x", json!({}))]}],
