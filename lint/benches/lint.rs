@@ -114,6 +114,16 @@ fn suggest(c: &mut Criterion) {
     group.bench_function("long_names_3500", |b| {
         b.iter(|| far.iter().filter(|r| long.suggest(r).is_some()).count())
     });
+    // References that follow a name's 3,500-unit run and then differ: each
+    // deletion or insertion inside the run spells the same string, and the
+    // one-edit search must not descend the run once per unit.
+    let near: Vec<String> = (0..5)
+        .map(|i| format!("{}zz{i}", "a".repeat(3500)))
+        .collect();
+    group.throughput(Throughput::Elements(near.len() as u64));
+    group.bench_function("long_names_near_3500", |b| {
+        b.iter(|| near.iter().filter(|r| long.suggest(r).is_some()).count())
+    });
     let sample: Vec<&str> = misses.iter().step_by(100).copied().collect();
     group.throughput(Throughput::Elements(sample.len() as u64));
     group.bench_function("linear_scan_50", |b| {

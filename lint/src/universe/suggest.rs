@@ -299,13 +299,20 @@ impl SuggestIndex {
     fn one_edit(&self, query: &[u16]) -> Option<u32> {
         let mut best = NONE;
         let mut at = Cursor { node: 0, offset: 0 };
+        // The unit before position `i`. Within a run of equal units, one
+        // deletion, or one insertion of that unit, spells the same name
+        // wherever it is made, so each is tried at the run's start only:
+        // a long run (`aaa…a`) is never descended once per unit.
+        let mut before = None;
         for (i, &unit) in query.iter().enumerate() {
             let (here, rest) = (
                 query.get(i..).unwrap_or_default(),
                 query.get(i + 1..).unwrap_or_default(),
             );
             // Deleted: the name skips `unit`.
-            best = best.min(self.exact(at, rest, best));
+            if before != Some(unit) {
+                best = best.min(self.exact(at, rest, best));
+            }
             // Substituted (another unit in its place) or inserted (any
             // unit before it).
             self.each_next(at, &mut best, |next, u, best| {
@@ -314,15 +321,27 @@ impl SuggestIndex {
                 } else {
                     self.exact(next, rest, best)
                 };
-                substituted.min(self.exact(next, here, best.min(substituted)))
+                let inserted = if before == Some(u) {
+                    NONE
+                } else {
+                    self.exact(next, here, best.min(substituted))
+                };
+                substituted.min(inserted)
             });
             match self.step(at, unit) {
                 Some(next) => at = next,
                 None => return (best != NONE).then_some(best),
             }
+            before = Some(unit);
         }
         // Inserted after the last unit.
-        self.each_next(at, &mut best, |next, _, best| self.exact(next, &[], best));
+        self.each_next(at, &mut best, |next, u, best| {
+            if before == Some(u) {
+                NONE
+            } else {
+                self.exact(next, &[], best)
+            }
+        });
         (best != NONE).then_some(best)
     }
 
