@@ -75,6 +75,11 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
             shared.clone(),
             require_bearer,
         ))
+        // Before the key is read. The inbox's pages are not held to it:
+        // its forms carry a CSRF token and a SameSite=Strict cookie, and
+        // a browser posts them with `Origin: null` under the inbox's
+        // no-referrer policy.
+        .layer(middleware::from_fn_with_state(shared.clone(), known_origin))
         .merge(crate::inbox::router(shared.clone()))
         .layer(middleware::from_fn(session_ended))
         .layer(middleware::from_fn_with_state(shared, in_flight))
@@ -334,6 +339,28 @@ async fn known_host(State(shared): State<Arc<Shared>>, request: Request, next: N
             "HOST_NOT_ALLOWED",
             "this request's Host is not one the gateway answers to; start it with --allowed-host \
              for this name",
+        )
+    }
+}
+
+/// Refuses a browser request from a page the gateway does not answer
+/// (MCP's Streamable HTTP transport: an `Origin` that is present and not
+/// valid gets 403), on `/mcp` and the JSON approvals API, before the key
+/// is read.
+async fn known_origin(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    if crate::hosts::origin_allowed(
+        &shared.config.allowed_hosts,
+        &shared.config.allowed_origins,
+        shared.config.inbox.public_url.as_deref(),
+        request.headers(),
+    ) {
+        next.run(request).await
+    } else {
+        error(
+            StatusCode::FORBIDDEN,
+            "ORIGIN_NOT_ALLOWED",
+            "this request comes from a web page (its Origin) the gateway does not answer; \
+             start it with --allowed-origin for that page's origin if it is yours",
         )
     }
 }

@@ -62,6 +62,7 @@ use serde_json::{Map, Value, json};
 pub use audit::{Audit, Entry as AuditEntry};
 pub use backend::{BackendError, ObjectStackBackend, with_caller};
 pub use catalog::PENDING_TOOL;
+pub use hosts::parse_origin;
 pub use identity::{ApiKey, Caller, Transport};
 pub use inbox::{InboxConfig, NotifyConfig, parse_duration};
 
@@ -116,6 +117,11 @@ pub struct Config {
     /// rmcp does for `/mcp`. An empty list answers every name (not
     /// recommended).
     pub allowed_hosts: Vec<String>,
+    /// Browser origins answered besides those whose host is an allowed
+    /// host (`https://app.example.com`): a request carrying any other
+    /// `Origin` gets 403, as MCP's Streamable HTTP transport asks. Requests
+    /// without `Origin` (every non-browser client) are not affected.
+    pub allowed_origins: Vec<String>,
     /// The approvals inbox, deadlines, four eyes and notifications.
     pub inbox: InboxConfig,
     /// The most bytes read of one stack file (1 GiB by default); a larger
@@ -142,6 +148,7 @@ impl Config {
             drain_timeout: Duration::from_secs(30),
             executor_key: None,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: Vec::new(),
             inbox: InboxConfig::default(),
             max_stack_bytes: catalog::MAX_STACK_BYTES,
         }

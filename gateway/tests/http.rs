@@ -1460,3 +1460,77 @@ async fn allowed_hosts_with_ports_or_brackets_open_the_approvals_api_as_they_ope
         assert_eq!(response.status(), status, "{host}");
     }
 }
+
+#[tokio::test]
+async fn a_page_on_another_site_is_refused_by_mcp_and_the_approvals_api_and_nothing_reaches_the_server() {
+    let fake = Fake::start().await;
+    let running = start(&fake, |c| {
+        c.allowed_origins.push("https://app.example.com".into());
+    })
+    .await;
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "page", "version": "0"}}});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "action_escalate_ticket", "arguments": {"recordId": "t1", "reason": "x"}}});
+    let mcp = |origin: &str, body: &Value| {
+        http.post(running.url("/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("origin", origin)
+            .bearer_auth(BOB)
+            .json(body)
+            .send()
+    };
+    // A page elsewhere (or sandboxed: `null`) that a browser lets post to
+    // 127.0.0.1, with whatever key it has.
+    for origin in [
+        "http://evil.example",
+        "null",
+        "http://localhost.evil.example:8787",
+    ] {
+        for body in [&initialize, &call] {
+            let response = mcp(origin, body).await.unwrap();
+            assert_eq!(response.status(), 403, "{origin}");
+            let answer: Value = response.json().await.unwrap();
+            assert_eq!(
+                answer["error"]["code"],
+                json!("ORIGIN_NOT_ALLOWED"),
+                "{origin}"
+            );
+        }
+        for (method, path) in [("GET", "/approvals"), ("POST", "/approvals/pa_1/approve")] {
+            let request = match method {
+                "GET" => http.get(running.url(path)),
+                _ => http
+                    .post(running.url(path))
+                    .json(&json!({"input_sha256": "x"})),
+            };
+            let response = request
+                .header("origin", origin)
+                .bearer_auth(BOB)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 403, "{origin} {method} {path}");
+        }
+    }
+    assert!(fake.received().is_empty(), "{:?}", fake.received());
+    // A local tool on another loopback port, a page allowed by name, and
+    // a client that sends no Origin are answered.
+    for origin in [
+        "http://localhost:6274",
+        "http://127.0.0.1:3000",
+        "https://app.example.com",
+    ] {
+        let response = mcp(origin, &initialize).await.unwrap();
+        assert_eq!(response.status(), 200, "{origin}");
+    }
+    let response = http
+        .get(running.url("/approvals"))
+        .bearer_auth(BOB)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    running.stop().await;
+}

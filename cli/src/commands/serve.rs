@@ -64,6 +64,12 @@ pub(crate) struct Args {
     /// address in brackets); loopback names are always accepted.
     #[arg(long, value_name = "HOST")]
     allowed_host: Vec<String>,
+    /// Also answer browser requests from this origin (repeatable;
+    /// `https://app.example.com`). A request whose `Origin` is neither a
+    /// page on an allowed host nor one of these gets 403; clients that send
+    /// no `Origin` are not affected.
+    #[arg(long, value_name = "ORIGIN", value_parser = origin)]
+    allowed_origin: Vec<String>,
     /// How long a pending action waits for a decision before it expires
     /// (`30m`, `24h`, `7d`; `off` never).
     #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = ttl)]
@@ -85,6 +91,10 @@ pub(crate) struct Args {
 /// A parsed `--approval-ttl` (clap needs a named type for `Option`).
 #[derive(Debug, Clone, Copy)]
 struct Ttl(Option<Duration>);
+
+fn origin(text: &str) -> Result<String, String> {
+    objectstack_gateway::parse_origin(text)
+}
 
 fn ttl(text: &str) -> Result<Ttl, String> {
     objectstack_gateway::parse_duration(text).map(Ttl)
@@ -117,6 +127,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     config.audit = args.audit;
     config.backend_timeout = Duration::from_secs(args.timeout.max(1));
     config.allowed_hosts.extend(args.allowed_host);
+    config.allowed_origins.extend(args.allowed_origin);
     config.inbox.approval_ttl = args.approval_ttl.0;
     config.inbox.allow_self_approval = args.allow_self_approval;
     config.inbox.notify = args.notify_url.map(objectstack_gateway::NotifyConfig::new);
