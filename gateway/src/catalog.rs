@@ -349,9 +349,12 @@ pub(crate) fn build_checked(
     materialise_each(document, arena, Some(&wiring), &|_| false, &mut |event| {
         let registration = match event {
             Event::Skipped(skipped) => {
+                // Where the action is written: for a name collision, the
+                // copy that is not served while its namesake is.
                 skipped_notes.push(format!(
-                    "{} not served [{}]: {}",
+                    "{} not served from {} [{}]: {}",
                     skipped.tool.as_deref().unwrap_or(&skipped.action),
+                    skipped.location,
                     skipped.code,
                     skipped.reason
                 ));
@@ -655,6 +658,29 @@ mod tests {
         assert!(shared.is_some_and(|p| Arc::ptr_eq(p, &tools[0].input_schema)));
         assert!(catalog.serves(PENDING_TOOL));
         assert!(!catalog.serves("action_nope"));
+    }
+
+    #[test]
+    fn a_skip_note_says_which_copy_is_not_served() {
+        let action = |label: &str| {
+            json!({"name": "close", "label": label, "type": "script", "target": "close",
+                "ai": {"exposed": true, "description": "Closes the ticket once the customer confirms it is solved."}})
+        };
+        let mut stack_copy = action("Close it");
+        stack_copy["objectName"] = json!("ticket");
+        let catalog = catalog_of(&json!({
+            "objects": [{"name": "ticket", "actions": [action("Close")]}],
+            "actions": [stack_copy]
+        }));
+        assert!(catalog.serves("action_close"));
+        assert!(
+            catalog
+                .notes
+                .iter()
+                .any(|n| n.starts_with("close not served from actions[0] [name_collision]: ")),
+            "{:?}",
+            catalog.notes
+        );
     }
 
     #[test]

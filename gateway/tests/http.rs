@@ -1462,7 +1462,8 @@ async fn allowed_hosts_with_ports_or_brackets_open_the_approvals_api_as_they_ope
 }
 
 #[tokio::test]
-async fn a_page_on_another_site_is_refused_by_mcp_and_the_approvals_api_and_nothing_reaches_the_server() {
+async fn a_page_on_another_site_is_refused_by_mcp_and_the_approvals_api_and_nothing_reaches_the_server()
+ {
     let fake = Fake::start().await;
     let running = start(&fake, |c| {
         c.allowed_origins.push("https://app.example.com".into());
