@@ -146,10 +146,13 @@ impl http_body::Body for Tracked {
 /// Answers a `POST /mcp` body that is no single JSON-RPC message as
 /// JSON-RPC says, before rmcp sees it (rmcp answers each with 415 or
 /// "method not found"): text that is not JSON is a parse error (-32700,
-/// 400), a batch is refused as such (-32600, 400: no revision since
-/// 2025-03-26 has batches, and this server takes none), and a
-/// `tools/call` whose `arguments` is not an object is invalid params
-/// (-32602) for that request's id.
+/// 400); a batch is refused as such (-32600, 400: no revision since
+/// 2025-03-26 has batches, and this server takes none); JSON that is not a
+/// JSON-RPC 2.0 message (no `"jsonrpc": "2.0"`, an `id` that is `null`, a
+/// float or a structure, neither a method nor a response) is an invalid
+/// request (-32600, 400); and a `tools/call` without a tool's `name`, or
+/// whose `arguments` is not an object, is invalid params (-32602) for that
+/// request's id.
 async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -> Response {
     if request.method() != axum::http::Method::POST
         || request.uri().path().trim_end_matches('/') != "/mcp"
@@ -188,15 +191,16 @@ async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -
                 "Invalid Request: JSON-RPC batches are not supported; send one message per request",
             );
         }
-        Shape::BadArguments(id, kind) => {
+        Shape::Invalid(id, why) => {
             return rpc_error(
-                StatusCode::OK,
+                StatusCode::BAD_REQUEST,
                 &id,
-                -32602,
-                &format!(
-                    "Invalid params: `arguments` must be an object of the tool's parameters, not {kind}"
-                ),
+                -32600,
+                &format!("Invalid Request: {why}"),
             );
+        }
+        Shape::BadParams(id, why) => {
+            return rpc_error(StatusCode::OK, &id, -32602, &why);
         }
         Shape::Other => {}
     }

@@ -1,8 +1,9 @@
-//! What a `POST /mcp` body is, read without building it: one JSON-RPC
-//! message (its id, and the kind of a `tools/call`'s `arguments`), a batch,
-//! or not JSON. The check runs in front of rmcp on every request, so it
-//! skims the body (unknown members and `arguments` are skipped, not built)
-//! rather than parsing it into a tree that rmcp then builds again.
+//! What a `POST /mcp` body is, read without building it: one JSON-RPC 2.0
+//! message (its id, and whether a `tools/call`'s params are a tool call),
+//! JSON that is no such message, a batch, or not JSON. The check runs in
+//! front of rmcp on every request, so it skims the body (unknown members
+//! and `arguments` are skipped, not built) rather than parsing it into a
+//! tree that rmcp then builds again.
 
 use std::fmt;
 
@@ -17,10 +18,13 @@ pub(crate) enum Shape {
     NotJson(String),
     /// A JSON-RPC batch (a top-level array).
     Batch,
-    /// A `tools/call` request whose `arguments` is neither an object nor
-    /// `null`: its id, and what `arguments` is (`"an array"`, ...).
-    BadArguments(Value, &'static str),
-    /// Anything else: rmcp reads it.
+    /// JSON, but not a JSON-RPC 2.0 message: the request's id when it has
+    /// a usable one (else `null`), and what is wrong.
+    Invalid(Value, String),
+    /// A `tools/call` request whose params are not a tool call: its id,
+    /// and what is wrong (`arguments` that is not an object, no `name`).
+    BadParams(Value, String),
+    /// A well-formed message: rmcp reads it.
     Other,
 }
 
@@ -33,38 +37,234 @@ pub(crate) fn shape(body: &[u8]) -> Shape {
             Err(e) => Shape::NotJson(e.to_string()),
         };
     }
+    if first.is_some_and(|b| *b != b'{') {
+        return match serde_json::from_slice::<IgnoredAny>(body) {
+            Ok(_) => Shape::Invalid(
+                Value::Null,
+                "the body is a JSON value but not an object; send one JSON-RPC message".into(),
+            ),
+            Err(e) => Shape::NotJson(e.to_string()),
+        };
+    }
     match serde_json::from_slice::<Probe>(body) {
-        Ok(Probe {
-            method: Some(method),
-            id: Some(id),
-            params: Some(Params {
-                arguments: Some(Kind(kind)),
-            }),
-        }) if method == "tools/call" && kind != "an object" && kind != "null" => {
-            Shape::BadArguments(id, kind)
-        }
-        Ok(_) => Shape::Other,
+        Ok(_) if too_deep(body) => Shape::Invalid(
+            Value::Null,
+            format!("the message nests arrays and objects deeper than {MAX_DEPTH} levels"),
+        ),
+        Ok(probe) => probe.judge(),
         Err(e) if e.is_syntax() || e.is_eof() => Shape::NotJson(e.to_string()),
-        // JSON, but no message this probe reads (a scalar, a `method` that
-        // is not a string): rmcp says what it says.
-        Err(_) => Shape::Other,
+        Err(e) => Shape::Invalid(Value::Null, format!("the message cannot be read ({e})")),
     }
 }
 
-#[derive(Deserialize)]
-struct Probe {
-    method: Option<String>,
-    id: Option<Value>,
-    params: Option<Params>,
+/// The deepest nesting rmcp's reading accepts (serde_json's recursion
+/// limit of 128 refuses the 128th level).
+const MAX_DEPTH: usize = 127;
+
+/// Whether `body` (JSON) nests arrays and objects deeper than
+/// [`MAX_DEPTH`]. The probe skips what it does not read without a depth
+/// limit, so this counts brackets outside strings.
+fn too_deep(body: &[u8]) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in body {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
+/// The members of a message that say what it is; the rest is skipped.
 #[derive(Deserialize)]
+struct Probe {
+    #[serde(default)]
+    jsonrpc: Option<Kind>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default)]
+    params: Option<Params>,
+    #[serde(default, deserialize_with = "present_kind")]
+    result: Option<Kind>,
+    #[serde(default, deserialize_with = "present_kind")]
+    error: Option<Kind>,
+}
+
+/// A member that is present, `null` included (`Some(Value::Null)`).
+fn present<'de, D: de::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+/// A member that is present, `null` included, by its JSON type.
+fn present_kind<'de, D: de::Deserializer<'de>>(deserializer: D) -> Result<Option<Kind>, D::Error> {
+    Kind::deserialize(deserializer).map(Some)
+}
+
+impl Probe {
+    fn judge(self) -> Shape {
+        let id = match &self.id {
+            Some(id @ Value::String(_)) => id.clone(),
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
+            _ => Value::Null,
+        };
+        let invalid = |why: &str| Shape::Invalid(id.clone(), why.to_owned());
+        if self
+            .jsonrpc
+            .as_ref()
+            .is_none_or(|v| v.text.as_deref() != Some("2.0"))
+        {
+            return invalid("`jsonrpc` must be \"2.0\"");
+        }
+        if self.id.is_some() && id.is_null() {
+            return invalid("`id` must be a string or an integer");
+        }
+        match &self.method {
+            Some(Value::String(method)) => {
+                if method == "tools/call"
+                    && self.id.is_some()
+                    && let Some(why) = self.params.unwrap_or_default().fault()
+                {
+                    return Shape::BadParams(id, why);
+                }
+                Shape::Other
+            }
+            Some(_) => invalid("`method` must be a string"),
+            None if self.id.is_some() && (self.result.is_some() != self.error.is_some()) => {
+                Shape::Other
+            }
+            None => invalid(
+                "the message is neither a request or notification (`method`) nor a response (`id` \
+                 with `result` or `error`)",
+            ),
+        }
+    }
+}
+
+/// A request's `params`: the kinds of `name` and `arguments` when it is
+/// an object, else its own kind.
+#[derive(Default)]
 struct Params {
+    not_object: Option<&'static str>,
+    name: Option<Kind>,
     arguments: Option<Kind>,
 }
 
-/// The JSON type of a value, which is skipped, not built.
-struct Kind(&'static str);
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ParamsVisitor;
+        impl<'de> Visitor<'de> for ParamsVisitor {
+            type Value = Params;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
+                let mut params = Params::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "name" => params.name = Some(map.next_value()?),
+                        "arguments" => params.arguments = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(params)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Params, A::Error> {
+                KindVisitor.visit_seq(seq).map(|k| Params {
+                    not_object: Some(k.kind),
+                    ..Params::default()
+                })
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Params, E> {
+                Ok(Params::other("a boolean"))
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Params, E> {
+                Ok(Params::other("a number"))
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Params, E> {
+                Ok(Params::other("a number"))
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Params, E> {
+                Ok(Params::other("a number"))
+            }
+
+            fn visit_str<E>(self, _: &str) -> Result<Params, E> {
+                Ok(Params::other("a string"))
+            }
+
+            fn visit_unit<E>(self) -> Result<Params, E> {
+                Ok(Params::other("null"))
+            }
+        }
+        deserializer.deserialize_any(ParamsVisitor)
+    }
+}
+
+impl Params {
+    fn other(kind: &'static str) -> Params {
+        Params {
+            not_object: Some(kind),
+            ..Params::default()
+        }
+    }
+
+    /// Why these are not a tool call's params, if they are not.
+    fn fault(&self) -> Option<String> {
+        if let Some(kind) = self.not_object {
+            return Some(format!(
+                "Invalid params: a tool call's `params` must be an object, not {kind}"
+            ));
+        }
+        if self.name.as_ref().is_none_or(|k| k.kind != "a string") {
+            return Some("Invalid params: `name` must be the name of a tool (a string)".into());
+        }
+        match self.arguments.as_ref().map(|k| k.kind) {
+            None | Some("an object" | "null") => None,
+            Some(kind) => Some(format!(
+                "Invalid params: `arguments` must be an object of the tool's parameters, not {kind}"
+            )),
+        }
+    }
+}
+
+/// The JSON type of a value, which is skipped, not built (a short string
+/// is kept: `jsonrpc`'s version).
+struct Kind {
+    kind: &'static str,
+    text: Option<String>,
+}
+
+impl Kind {
+    fn of(kind: &'static str) -> Kind {
+        Kind { kind, text: None }
+    }
+}
 
 impl<'de> Deserialize<'de> for Kind {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -82,41 +282,44 @@ impl<'de> Visitor<'de> for KindVisitor {
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<Kind, E> {
-        Ok(Kind("a boolean"))
+        Ok(Kind::of("a boolean"))
     }
 
     fn visit_i64<E>(self, _: i64) -> Result<Kind, E> {
-        Ok(Kind("a number"))
+        Ok(Kind::of("a number"))
     }
 
     fn visit_u64<E>(self, _: u64) -> Result<Kind, E> {
-        Ok(Kind("a number"))
+        Ok(Kind::of("a number"))
     }
 
     fn visit_f64<E>(self, _: f64) -> Result<Kind, E> {
-        Ok(Kind("a number"))
+        Ok(Kind::of("a number"))
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<Kind, E> {
-        Ok(Kind("a string"))
+    fn visit_str<E>(self, text: &str) -> Result<Kind, E> {
+        Ok(Kind {
+            kind: "a string",
+            text: (text.len() <= 8).then(|| text.to_owned()),
+        })
     }
 
     fn visit_unit<E>(self) -> Result<Kind, E> {
-        Ok(Kind("null"))
+        Ok(Kind::of("null"))
     }
 
     fn visit_none<E>(self) -> Result<Kind, E> {
-        Ok(Kind("null"))
+        Ok(Kind::of("null"))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Kind, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Kind("an array"))
+        Ok(Kind::of("an array"))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kind, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Kind("an object"))
+        Ok(Kind::of("an object"))
     }
 }
 
@@ -132,6 +335,7 @@ mod tests {
             Shape::NotJson(_)
         ));
         assert!(matches!(shape(b"[1,"), Shape::NotJson(_)));
+        assert!(matches!(shape(b"nope"), Shape::NotJson(_)));
         assert_eq!(shape(b" [{\"jsonrpc\": \"2.0\"}]"), Shape::Batch);
         assert_eq!(shape(b"[]"), Shape::Batch);
         let call = |arguments: &str| {
@@ -140,23 +344,137 @@ mod tests {
                  \"params\": {{\"name\": \"t\", \"arguments\": {arguments}, \"_meta\": {{}}}}}}"
             )
         };
+        let bad = |id: Value, why: &str| Shape::BadParams(id, why.to_owned());
         assert_eq!(
             shape(call("[1]").as_bytes()),
-            Shape::BadArguments(json!(7), "an array")
+            bad(
+                json!(7),
+                "Invalid params: `arguments` must be an object of the tool's parameters, not an array"
+            )
         );
-        assert_eq!(
-            shape(call("\"x\"").as_bytes()),
-            Shape::BadArguments(json!(7), "a string")
+        assert!(
+            matches!(shape(call("\"x\"").as_bytes()), Shape::BadParams(id, why) if id == json!(7) && why.ends_with("not a string"))
         );
         for fine in ["{\"a\": [1, {\"b\": null}]}", "null"] {
             assert_eq!(shape(call(fine).as_bytes()), Shape::Other, "{fine}");
         }
-        // Not a request of ours to judge: rmcp answers them.
-        assert_eq!(shape(b"5"), Shape::Other);
-        assert_eq!(shape(b"{\"method\": 5}"), Shape::Other);
-        assert_eq!(
-            shape(b"{\"method\": \"tools/list\", \"id\": 1, \"params\": {\"arguments\": 1}}"),
-            Shape::Other
+    }
+
+    #[test]
+    fn a_tool_call_needs_a_name_and_object_params() {
+        for (params, why) in [
+            ("{}", "`name` must be the name of a tool"),
+            ("{\"name\": 5}", "`name` must be the name of a tool"),
+            ("[\"t\"]", "`params` must be an object, not an array"),
+            ("\"t\"", "`params` must be an object, not a string"),
+        ] {
+            let body = format!(
+                "{{\"jsonrpc\": \"2.0\", \"id\": \"c1\", \"method\": \"tools/call\", \"params\": {params}}}"
+            );
+            match shape(body.as_bytes()) {
+                Shape::BadParams(id, message) => {
+                    assert_eq!(id, json!("c1"));
+                    assert!(message.contains(why), "{params}: {message}");
+                }
+                other => panic!("{params}: {other:?}"),
+            }
+        }
+        // Missing params altogether is no tool call either.
+        let body = b"{\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"tools/call\"}";
+        assert!(matches!(shape(body), Shape::BadParams(id, _) if id == json!(3)));
+        // A notification of that name has no id to answer: rmcp drops it.
+        let body = b"{\"jsonrpc\": \"2.0\", \"method\": \"tools/call\", \"params\": {}}";
+        assert_eq!(shape(body), Shape::Other);
+    }
+
+    #[test]
+    fn json_that_is_no_json_rpc_message_is_an_invalid_request() {
+        for (body, id, why) in [
+            ("{\"foo\": 1}", json!(null), "`jsonrpc` must be"),
+            (
+                "{\"jsonrpc\": \"1.0\", \"id\": 1, \"method\": \"ping\"}",
+                json!(1),
+                "`jsonrpc` must be",
+            ),
+            (
+                "{\"id\": 1, \"method\": \"ping\"}",
+                json!(1),
+                "`jsonrpc` must be",
+            ),
+            (
+                "{\"jsonrpc\": \"2.0\", \"id\": null, \"method\": \"ping\"}",
+                json!(null),
+                "`id` must be",
+            ),
+            (
+                "{\"jsonrpc\": \"2.0\", \"id\": 1.5, \"method\": \"ping\"}",
+                json!(null),
+                "`id` must be",
+            ),
+            (
+                "{\"jsonrpc\": \"2.0\", \"id\": {\"a\": 1}, \"method\": \"ping\"}",
+                json!(null),
+                "`id` must be",
+            ),
+            (
+                "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": 5}",
+                json!(1),
+                "`method` must be",
+            ),
+            (
+                "{\"jsonrpc\": \"2.0\", \"id\": 1}",
+                json!(1),
+                "neither a request",
+            ),
+            (
+                "{\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}, \"error\": {}}",
+                json!(1),
+                "neither a request",
+            ),
+            ("123", json!(null), "not an object"),
+            ("\"x\"", json!(null), "not an object"),
+        ] {
+            match shape(body.as_bytes()) {
+                Shape::Invalid(got, message) => {
+                    assert_eq!(got, id, "{body}");
+                    assert!(message.contains(why), "{body}: {message}");
+                }
+                other => panic!("{body}: {other:?}"),
+            }
+        }
+        // Requests, notifications and responses (a client answering an
+        // elicitation) are rmcp's to read.
+        for fine in [
+            "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"}",
+            "{\"jsonrpc\": \"2.0\", \"id\": \"a\", \"method\": \"ping\", \"params\": {}}",
+            "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}",
+            "{\"jsonrpc\": \"2.0\", \"id\": 0, \"result\": {\"action\": \"accept\"}}",
+            "{\"jsonrpc\": \"2.0\", \"id\": 0, \"result\": null}",
+            "{\"jsonrpc\": \"2.0\", \"id\": 9, \"error\": {\"code\": -1, \"message\": \"no\"}}",
+        ] {
+            assert_eq!(shape(fine.as_bytes()), Shape::Other, "{fine}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_rmcp() {
+        let deep = format!(
+            "{{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": {{\"name\": \"t\", \"arguments\": {{\"a\": {}1{}}}}}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
         );
+        assert!(
+            matches!(shape(deep.as_bytes()), Shape::Invalid(_, why) if why.contains("deeper than 127")),
+        );
+        // At the limit, and brackets inside strings, are fine.
+        let at_limit = format!(
+            "{{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"params\": {{\"_meta\": {}{}, \"s\": \"{}\\\"\"}}}}",
+            "[".repeat(125),
+            "]".repeat(125),
+            "[".repeat(500)
+        );
+        assert_eq!(shape(at_limit.as_bytes()), Shape::Other);
+        let over = at_limit.replacen("[", "[[", 1).replacen("]", "]]", 1);
+        assert!(matches!(shape(over.as_bytes()), Shape::Invalid(..)));
     }
 }

@@ -737,6 +737,38 @@ async fn a_body_that_is_no_single_json_rpc_message_is_answered_as_json_rpc_says(
             -32602,
             json!(7),
         ),
+        (
+            json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {}}).to_string(),
+            200,
+            -32602,
+            json!(8),
+        ),
+        // JSON, but no JSON-RPC 2.0 message (rmcp answered these 415 with
+        // plain text).
+        (json!({"foo": 1}).to_string(), 400, -32600, Value::Null),
+        (
+            json!({"jsonrpc": "1.0", "id": 9, "method": "ping"}).to_string(),
+            400,
+            -32600,
+            json!(9),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": null, "method": "ping"}).to_string(),
+            400,
+            -32600,
+            Value::Null,
+        ),
+        ("123".to_owned(), 400, -32600, Value::Null),
+        (
+            format!(
+                "{{\"jsonrpc\": \"2.0\", \"id\": 10, \"method\": \"ping\", \"params\": {{\"x\": {}{}}}}}",
+                "[".repeat(200),
+                "]".repeat(200)
+            ),
+            400,
+            -32600,
+            Value::Null,
+        ),
     ];
     for (body, status, code, id) in cases {
         let response = send(body.clone()).await.unwrap();
