@@ -124,6 +124,28 @@ fn suggest(c: &mut Criterion) {
     group.bench_function("long_names_near_3500", |b| {
         b.iter(|| near.iter().filter(|r| long.suggest(r).is_some()).count())
     });
+    // Names one substitution away from the reference at every position
+    // but two units longer: the one-edit search must drop each by its
+    // length at once, not descend the rest of the reference.
+    let query: String = (0..1000)
+        .map(|i| char::from(b'a' + (i % 7) as u8))
+        .collect();
+    let longer = Universe::new(
+        (0..1000)
+            .map(|i| {
+                let mut name: Vec<char> = query.chars().collect();
+                if let Some(c) = name.get_mut(i) {
+                    *c = 'x';
+                }
+                name.into_iter().chain("ZZ".chars()).collect()
+            })
+            .collect(),
+    );
+    longer.suggest("warm_up");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("one_off_longer_names_1000", |b| {
+        b.iter(|| longer.suggest(&query).is_some())
+    });
     let sample: Vec<&str> = misses.iter().step_by(100).copied().collect();
     group.throughput(Throughput::Elements(sample.len() as u64));
     group.bench_function("linear_scan_50", |b| {

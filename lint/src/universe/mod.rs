@@ -20,11 +20,13 @@
 //!   - names *containing* the reference: posting lists of hashed trigrams,
 //!     each sorted by (length, scan position), so the first verified entry
 //!     of the reference's rarest trigram is the best such name;
-//!   - names within the edit-distance bound: a depth-first walk of the trie
-//!     with one banded Levenshtein row per depth, abandoning a subtree as
-//!     soon as no name of its lengths can come within the bound or beat the
-//!     best found, at bound 1, then 2, then the full bound (small bounds
-//!     prune hardest, and typos are one edit away).
+//!   - names within the edit-distance bound: first the names one edit away
+//!     (typos), found by following the reference down the trie with one
+//!     deletion, substitution or insertion, each followed by an exact
+//!     descent; then a depth-first walk of the trie with one banded
+//!     Levenshtein row per depth at bound 2, then the full bound. Both
+//!     abandon a subtree as soon as no name of its lengths can come within
+//!     the bound or beat the best found (small bounds prune hardest).
 //!
 //! Memory is proportional to the total length of the names. Lengths and
 //! distances count UTF-16 code units, as JavaScript does. A transliteration

@@ -1,5 +1,6 @@
 //! The suggestion index: a compressed trie of the names, trigram posting
-//! lists, and the banded edit-distance walk over the trie.
+//! lists, the one-edit search and the banded edit-distance walk over the
+//! trie.
 
 use objectstack_spec::text::levenshtein_units;
 
@@ -398,8 +399,20 @@ impl SuggestIndex {
     /// The id of the name spelled by `at` and then exactly `rest`, when
     /// there is one below `best`; else [`NONE`].
     fn exact(&self, mut at: Cursor, rest: &[u16], best: u32) -> u32 {
+        // The length of the name it would spell, which every subtree it
+        // enters must hold (else it stops there, as the walk prunes by
+        // length).
+        let Some(length) = self
+            .node(at.node)
+            .map(|n| (n.depth - n.label_len + at.offset) as usize + rest.len())
+        else {
+            return NONE;
+        };
         for &unit in rest {
-            if self.node(at.node).is_none_or(|n| n.min_id >= best) {
+            let hopeless = self.node(at.node).is_none_or(|n| {
+                n.min_id >= best || length < n.min_len as usize || length > n.max_len as usize
+            });
+            if hopeless {
                 return NONE;
             }
             match self.step(at, unit) {
