@@ -148,8 +148,9 @@ impl http_body::Body for Tracked {
 /// "method not found"): text that is not JSON is a parse error (-32700,
 /// 400); a batch is refused as such (-32600, 400: no revision since
 /// 2025-03-26 has batches, and this server takes none); JSON that is not a
-/// JSON-RPC 2.0 message (no `"jsonrpc": "2.0"`, an `id` that is `null`, a
-/// float or a structure, neither a method nor a response) is an invalid
+/// JSON-RPC 2.0 message (no `"jsonrpc": "2.0"`, a request `id` that is
+/// `null`, a float, a structure or beyond 64 bits, neither a method nor a
+/// response; an error response may have a null id or none) is an invalid
 /// request (-32600, 400); and a `tools/call` without a tool's `name`, or
 /// whose `arguments` is not an object, is invalid params (-32602) for that
 /// request's id.

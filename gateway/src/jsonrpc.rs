@@ -122,9 +122,12 @@ impl Probe {
     fn judge(self) -> Shape {
         let id = match &self.id {
             Some(id @ Value::String(_)) => id.clone(),
-            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
+            Some(Value::Number(n)) if n.is_i64() => Value::Number(n.clone()),
             _ => Value::Null,
         };
+        // An error response may have no usable id: JSON-RPC answers a
+        // request whose id could not be read with `"id": null`.
+        let error_response = self.method.is_none() && self.error.is_some() && self.result.is_none();
         let invalid = |why: &str| Shape::Invalid(id.clone(), why.to_owned());
         if self
             .jsonrpc
@@ -133,8 +136,13 @@ impl Probe {
         {
             return invalid("`jsonrpc` must be \"2.0\"");
         }
-        if self.id.is_some() && id.is_null() {
-            return invalid("`id` must be a string or an integer");
+        if self
+            .id
+            .as_ref()
+            .is_some_and(|given| !given.is_null() || !error_response)
+            && id.is_null()
+        {
+            return invalid("`id` must be a string or an integer (of 64 bits)");
         }
         match &self.method {
             Some(Value::String(method)) => {
@@ -147,12 +155,14 @@ impl Probe {
                 Shape::Other
             }
             Some(_) => invalid("`method` must be a string"),
-            None if self.id.is_some() && (self.result.is_some() != self.error.is_some()) => {
+            None if error_response
+                || (self.id.is_some() && self.result.is_some() && self.error.is_none()) =>
+            {
                 Shape::Other
             }
             None => invalid(
-                "the message is neither a request or notification (`method`) nor a response (`id` \
-                 with `result` or `error`)",
+                "the message is neither a request nor a notification (`method`), nor a response \
+                 (`id` with `result`, or `error`)",
             ),
         }
     }
@@ -407,6 +417,16 @@ mod tests {
                 "`id` must be",
             ),
             (
+                "{\"jsonrpc\": \"2.0\", \"id\": 9223372036854775808, \"method\": \"ping\"}",
+                json!(null),
+                "`id` must be",
+            ),
+            (
+                "{\"jsonrpc\": \"2.0\", \"id\": null, \"result\": {}}",
+                json!(null),
+                "`id` must be",
+            ),
+            (
                 "{\"jsonrpc\": \"2.0\", \"id\": 1.5, \"method\": \"ping\"}",
                 json!(null),
                 "`id` must be",
@@ -451,6 +471,10 @@ mod tests {
             "{\"jsonrpc\": \"2.0\", \"id\": 0, \"result\": {\"action\": \"accept\"}}",
             "{\"jsonrpc\": \"2.0\", \"id\": 0, \"result\": null}",
             "{\"jsonrpc\": \"2.0\", \"id\": 9, \"error\": {\"code\": -1, \"message\": \"no\"}}",
+            // A client that could not read a server's message says so
+            // without an id, or with a null one.
+            "{\"jsonrpc\": \"2.0\", \"id\": null, \"error\": {\"code\": -32700, \"message\": \"x\"}}",
+            "{\"jsonrpc\": \"2.0\", \"error\": {\"code\": -32700, \"message\": \"x\"}}",
         ] {
             assert_eq!(shape(fine.as_bytes()), Shape::Other, "{fine}");
         }

@@ -118,9 +118,11 @@ pub struct Config {
     /// recommended).
     pub allowed_hosts: Vec<String>,
     /// Browser origins answered besides those whose host is an allowed
-    /// host (`https://app.example.com`): a request carrying any other
-    /// `Origin` gets 403, as MCP's Streamable HTTP transport asks. Requests
-    /// without `Origin` (every non-browser client) are not affected.
+    /// host (`https://gw.example.com` behind a proxy that rewrites `Host`):
+    /// a request carrying any other `Origin` gets 403, as MCP's Streamable
+    /// HTTP transport asks. Requests without `Origin` (every non-browser
+    /// client) are not affected. No CORS headers are sent, so this does
+    /// not let pages on other origins call the gateway.
     pub allowed_origins: Vec<String>,
     /// The approvals inbox, deadlines, four eyes and notifications.
     pub inbox: InboxConfig,

@@ -1548,6 +1548,22 @@ async fn a_page_on_another_site_is_refused_by_mcp_and_the_approvals_api_and_noth
         }
     }
     assert!(fake.received().is_empty(), "{:?}", fake.received());
+    // The inbox's forms are held by their CSRF token and cookie instead: a
+    // browser posts them with `Origin: null` under its no-referrer policy.
+    let response = http
+        .post(running.url("/approvals/ui/sign-in"))
+        .header("origin", "null")
+        .form(&[("key", "osk_wrong")])
+        .send()
+        .await
+        .unwrap();
+    // (The inbox refuses the wrong key itself, with its own page.)
+    let html = response
+        .headers()
+        .get("content-type")
+        .is_some_and(|t| t.to_str().unwrap_or("").starts_with("text/html"));
+    let body = response.text().await.unwrap();
+    assert!(html && !body.contains("ORIGIN_NOT_ALLOWED"), "{body}");
     // A local tool on another loopback port, a page allowed by name, and
     // a client that sends no Origin are answered.
     for origin in [

@@ -119,7 +119,9 @@ fn every_typed_key_of_a_strict_shape_is_type_checked() {
     let text = std::fs::read_to_string(root().join("spec/schema/stack.schema.json")).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     let defs = &schema["$defs"];
-    // Each strict shape: a stack holding one valid instance, and where it is.
+    // Each strict shape: a stack holding one instance with no fault at its
+    // keys (a tool record without `parameters` is reported at the record),
+    // and where it is.
     let shapes = [
         (
             "Skill",

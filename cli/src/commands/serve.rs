@@ -65,9 +65,11 @@ pub(crate) struct Args {
     #[arg(long, value_name = "HOST")]
     allowed_host: Vec<String>,
     /// Also answer browser requests from this origin (repeatable;
-    /// `https://app.example.com`). A request whose `Origin` is neither a
-    /// page on an allowed host nor one of these gets 403; clients that send
-    /// no `Origin` are not affected.
+    /// `https://gw.example.com`), e.g. the gateway's own name behind a
+    /// reverse proxy that rewrites `Host`. A request whose `Origin` is
+    /// neither a page on an allowed host nor one of these gets 403; clients
+    /// that send no `Origin` are not affected. The gateway sends no CORS
+    /// headers, so pages on other origins still cannot call it.
     #[arg(long, value_name = "ORIGIN", value_parser = origin)]
     allowed_origin: Vec<String>,
     /// How long a pending action waits for a decision before it expires
