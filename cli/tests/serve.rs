@@ -970,3 +970,38 @@ async fn sigterm_answers_the_call_in_flight_refuses_new_ones_and_exits() {
         .count();
     assert_eq!(posts, 1);
 }
+
+#[tokio::test]
+async fn over_stdio_a_malformed_call_is_invalid_params_and_an_unknown_method_says_so() {
+    let fake = Fake::start().await;
+    let mut gateway = RawStdio::start(&fake.url).await;
+    // (Params that are not an object rmcp refuses itself, with no id; the
+    // HTTP check in front of it answers those.)
+    for (id, params, why) in [
+        (2, json!({}), "`name` must be the name of a tool"),
+        (
+            3,
+            json!({"name": "action_ticket_stats", "arguments": [1]}),
+            "`arguments` must be an object of the tool's parameters, not an array",
+        ),
+    ] {
+        gateway
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+            .await;
+        let answer = gateway.next().await;
+        assert_eq!(answer["id"], json!(id), "{answer}");
+        assert_eq!(answer["error"]["code"], json!(-32602), "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(why), "{answer}");
+    }
+    gateway
+        .send(json!({"jsonrpc": "2.0", "id": 5, "method": "foo/bar"}))
+        .await;
+    let answer = gateway.next().await;
+    assert_eq!(answer["error"]["code"], json!(-32601), "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        json!("Method not found: `foo/bar` is not a method this server offers")
+    );
+    assert!(fake.received().is_empty(), "{:?}", fake.received());
+}

@@ -168,6 +168,42 @@ impl Probe {
     }
 }
 
+/// Why a `tools/call` request's params are not a tool call, if they are
+/// not, from the JSON kinds (as [`kind_of`] names them) of `params` when it
+/// is not an object, and of its `name` and `arguments`.
+pub(crate) fn tool_call_fault(
+    params: Option<&'static str>,
+    name: Option<&'static str>,
+    arguments: Option<&'static str>,
+) -> Option<String> {
+    if let Some(kind) = params {
+        return Some(format!(
+            "Invalid params: a tool call's `params` must be an object, not {kind}"
+        ));
+    }
+    if name != Some("a string") {
+        return Some("Invalid params: `name` must be the name of a tool (a string)".into());
+    }
+    match arguments {
+        None | Some("an object" | "null") => None,
+        Some(kind) => Some(format!(
+            "Invalid params: `arguments` must be an object of the tool's parameters, not {kind}"
+        )),
+    }
+}
+
+/// The JSON kind of a value, as the messages name it (`"an array"`).
+pub(crate) fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// A request's `params`: the kinds of `name` and `arguments` when it is
 /// an object, else its own kind.
 #[derive(Default)]
@@ -246,20 +282,11 @@ impl Params {
 
     /// Why these are not a tool call's params, if they are not.
     fn fault(&self) -> Option<String> {
-        if let Some(kind) = self.not_object {
-            return Some(format!(
-                "Invalid params: a tool call's `params` must be an object, not {kind}"
-            ));
-        }
-        if self.name.as_ref().is_none_or(|k| k.kind != "a string") {
-            return Some("Invalid params: `name` must be the name of a tool (a string)".into());
-        }
-        match self.arguments.as_ref().map(|k| k.kind) {
-            None | Some("an object" | "null") => None,
-            Some(kind) => Some(format!(
-                "Invalid params: `arguments` must be an object of the tool's parameters, not {kind}"
-            )),
-        }
+        tool_call_fault(
+            self.not_object,
+            self.name.as_ref().map(|k| k.kind),
+            self.arguments.as_ref().map(|k| k.kind),
+        )
     }
 }
 

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use objectstack_bridge::approval::PendingAction;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    InitializeResult, InputRequest, InputRequests, InputResponses, ListPromptsResult,
-    ListToolsResult, PaginatedRequestParams, PromptMessage, ProtocolVersion, Role,
-    ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, InitializeResult, InputRequest,
+    InputRequests, InputResponses, ListPromptsResult, ListToolsResult, PaginatedRequestParams,
+    PromptMessage, ProtocolVersion, Role, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -186,6 +186,17 @@ impl ServerHandler for Session {
         }
     }
 
+    /// A request rmcp could not read as one of MCP's: an unknown method, or
+    /// a known one whose params do not have its shape (rmcp answers both
+    /// "method not found" with the bare method name, on stdio too).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unreadable(&request.method, request.params.as_ref()))
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -229,6 +240,66 @@ impl ServerHandler for Session {
         }
         Ok(result.into())
     }
+}
+
+/// The request methods of MCP's revisions that rmcp reads into typed
+/// requests: one of them arrives as a custom request only when its params
+/// do not fit.
+const MCP_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+];
+
+/// The error for a request rmcp could not read: invalid params for a
+/// method MCP has (a `tools/call` says what is wrong with it, as the HTTP
+/// check in front of rmcp does), method not found for any other.
+fn unreadable(method: &str, params: Option<&Value>) -> ErrorData {
+    if method == "tools/call" {
+        let object = params.and_then(Value::as_object);
+        let fault = crate::jsonrpc::tool_call_fault(
+            params
+                .filter(|p| !p.is_object())
+                .map(crate::jsonrpc::kind_of),
+            object
+                .and_then(|o| o.get("name"))
+                .map(crate::jsonrpc::kind_of),
+            object
+                .and_then(|o| o.get("arguments"))
+                .map(crate::jsonrpc::kind_of),
+        );
+        return ErrorData::invalid_params(
+            fault.unwrap_or_else(|| {
+                "Invalid params: a tool call takes `name` (a string), `arguments` (an object) \
+                 and `_meta`"
+                    .into()
+            }),
+            None,
+        );
+    }
+    if MCP_METHODS.contains(&method) {
+        return ErrorData::invalid_params(
+            format!(
+                "Invalid params: the params of `{method}` do not have the shape MCP gives them"
+            ),
+            None,
+        );
+    }
+    ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: `{method}` is not a method this server offers"),
+        None,
+    )
 }
 
 fn request_id(context: &RequestContext<RoleServer>) -> String {
