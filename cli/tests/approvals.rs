@@ -453,13 +453,11 @@ fn unusable_input_is_exit_2_and_unknown_ids_exit_1() {
         "{}",
         stderr(&out)
     );
+    // A blank decider is a command-line error, refused before the queue
+    // is opened.
     let out = run(&f.db, &["approve", &f.rows[0].id, "--by", " "]);
-    text(&out, 1);
-    assert!(
-        stderr(&out).contains("must not be empty"),
-        "{}",
-        stderr(&out)
-    );
+    text(&out, 2);
+    assert!(stderr(&out).contains("it is empty"), "{}", stderr(&out));
 }
 
 #[test]
@@ -839,4 +837,36 @@ fn with_format_json_a_bad_option_value_is_a_json_error() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_bad_decider_or_hash_is_a_command_line_error_and_nothing_is_decided() {
+    let f = fixture("bad-args");
+    let id = f.rows[0].id.as_str();
+    for args in [
+        vec!["approve", id, "--by", ""],
+        vec!["approve", id, "--by", "   "],
+        vec!["approve", id, "--by", "ev\u{1b}[2Jil"],
+        vec!["reject", id, "--by", "carol\nadmin"],
+        vec!["approve", id, "--by", "carol", "--input-sha256", "deadbeef"],
+        vec![
+            "approve",
+            id,
+            "--by",
+            "carol",
+            "--input-sha256",
+            &"g".repeat(64),
+        ],
+        vec!["expire", "--older-than", "1d", "--by", ""],
+    ] {
+        let out = run(&f.db, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("invalid value"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let shown = text(&run(&f.db, &["show", id]), 0);
+    assert!(shown.contains("pending"), "{shown}");
 }

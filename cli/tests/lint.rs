@@ -459,7 +459,7 @@ fn binary_and_deep_files_say_what_they_are() {
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(err.contains("looks like a binary file"), "{err}");
-    assert!(err.contains("nests more than 128 levels deep"), "{err}");
+    assert!(err.contains("nests 128 levels deep or more"), "{err}");
     // Columns count characters, not bytes.
     assert!(err.contains("wide.json:1:11: expected value"), "{err}");
     fs::remove_dir_all(&dir).unwrap();

@@ -107,7 +107,7 @@ fn unusable_inputs_are_clear_errors() {
         ),
         (
             temp_file("deep.json", "[".repeat(200_000).as_bytes()),
-            "nests more than 128 levels",
+            "nests 128 levels deep or more",
         ),
         (
             temp_file("array.json", b"[{\"name\": \"x\"}]"),

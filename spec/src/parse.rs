@@ -210,7 +210,7 @@ pub fn syntax_error(err: &serde_json::Error) -> ParseError {
     let suffix = format!(" at line {} column {}", err.line(), err.column());
     let mut message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
     if message == "recursion limit exceeded" {
-        message.push_str(": the JSON nests more than 128 levels deep");
+        message.push_str(": the JSON nests 128 levels deep or more (at most 127 are read)");
     }
     ParseError::Syntax {
         message,

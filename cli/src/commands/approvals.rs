@@ -122,11 +122,11 @@ enum Sub {
         /// The pending action's id.
         id: String,
         /// Who approves (recorded).
-        #[arg(long)]
+        #[arg(long, value_parser = decider)]
         by: String,
         /// The input hash you reviewed (from `show`); the approval fails if
         /// the stored input differs. Default: the stored input's hash.
-        #[arg(long, value_name = "HASH")]
+        #[arg(long, value_name = "HASH", value_parser = sha256_hex)]
         input_sha256: Option<String>,
     },
     /// Reject a pending action.
@@ -134,7 +134,7 @@ enum Sub {
         /// The pending action's id.
         id: String,
         /// Who rejects (recorded).
-        #[arg(long)]
+        #[arg(long, value_parser = decider)]
         by: String,
         /// Why; the next model turn can surface it.
         #[arg(long)]
@@ -153,7 +153,7 @@ enum Sub {
         #[arg(long, value_name = "DURATION")]
         older_than: String,
         /// Who expires them (recorded).
-        #[arg(long, default_value = EXPIRY_DECIDER)]
+        #[arg(long, default_value = EXPIRY_DECIDER, value_parser = decider)]
         by: String,
     },
     /// Settle an in_doubt action after checking the target system.
@@ -164,12 +164,42 @@ enum Sub {
         #[arg(long = "as", value_enum)]
         outcome: ResolveAs,
         /// Who resolves (recorded).
-        #[arg(long)]
+        #[arg(long, value_parser = decider)]
         by: String,
         /// What you found.
         #[arg(long)]
         note: Option<String>,
     },
+}
+
+/// A decider as `--by` takes it: a name with no control characters (it is
+/// recorded, and shown to other approvers).
+fn decider(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("it is empty: say who decides (a name or an email address)".into());
+    }
+    if text.chars().any(char::is_control) {
+        return Err(format!(
+            "`{}` holds a control character (a newline, an escape, ...): give the name on one line, \
+             as plain text",
+            text.escape_debug()
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// A SHA-256 as `--input-sha256` takes it: 64 hexadecimal digits (as
+/// `show` prints them), in either case.
+fn sha256_hex(text: &str) -> Result<String, String> {
+    if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(text.to_ascii_lowercase())
+    } else {
+        Err(format!(
+            "`{}` is not a SHA-256: give the 64 hexadecimal digits `approvals show ID` prints as \
+             `input sha256`",
+            text.escape_debug()
+        ))
+    }
 }
 
 /// An operator's verdict.
