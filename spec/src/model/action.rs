@@ -104,13 +104,14 @@ pub struct Action {
         skip_serializing_if = "Option::is_none"
     )]
     pub method: Option<HttpMethod>,
-    /// How an `api` action shapes its request body (for example `{wrap}`).
+    /// How an `api` action shapes its request body: `{"wrap": "data"}`
+    /// sends the params under that key.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub body_shape: Option<Value>,
+    pub body_shape: Option<Map<String, Value>>,
     /// Constant keys added to an `api` action's request body.
     #[serde(
         default,

@@ -238,6 +238,7 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
             ("recordIdField", Expected::String),
             ("patch", Expected::Object),
             ("bodyExtra", Expected::Object),
+            ("bodyShape", Expected::Object),
             ("opensInNewTab", Expected::Boolean),
             ("newTabUrl", Expected::String),
         ],
@@ -251,6 +252,11 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
             "`objectName`",
             Grammar::Snake,
         );
+    }
+    // The key the params are sent under: a typo or another type would
+    // send them flat.
+    if let Some(Value::Object(shape)) = raw.get("bodyShape") {
+        field(cx, shape, "wrap", &path.key("bodyShape"), Expected::String);
     }
     action_type(cx, raw, path);
     enum_field(cx, raw, "variant", path, ActionVariant::NAMES);
@@ -484,6 +490,30 @@ mod tests {
                 ("spec-wrong-type", "actions[0].locations[2]".to_owned()),
             ]
         );
+    }
+
+    #[test]
+    fn a_body_shape_is_an_object_whose_wrap_is_a_string() {
+        let api = |shape: serde_json::Value| {
+            one(
+                json!({"name": "sync_case", "type": "api", "target": "cases/sync",
+                       "bodyShape": shape}),
+            )
+        };
+        assert_eq!(
+            api(json!("wrap")),
+            vec![("spec-wrong-type", "actions[0].bodyShape".to_owned())]
+        );
+        assert_eq!(
+            api(json!(null)),
+            vec![("spec-wrong-type", "actions[0].bodyShape".to_owned())]
+        );
+        assert_eq!(
+            api(json!({"wrap": 5})),
+            vec![("spec-wrong-type", "actions[0].bodyShape.wrap".to_owned())]
+        );
+        assert!(api(json!({"wrap": "data"})).is_empty());
+        assert!(api(json!({})).is_empty());
     }
 
     #[test]
