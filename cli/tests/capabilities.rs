@@ -311,6 +311,12 @@ fn compose_reads_the_files_as_one_stack() {
         format!("{s}:skills[0].tools[1]")
     );
     assert_eq!(json["summary"]["needsApproval"], 1);
+    // A composition missing a file is not shown, as `tools --compose`
+    // refuses it: its skills would point at what the missing file holds.
+    let out = run(&[a, s, "no-such-file.json", "--compose"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(common::stdout(&out), "");
+    assert!(stderr(&out).contains("not composing"), "{}", stderr(&out));
 }
 
 #[test]

@@ -33,7 +33,8 @@ pub(crate) struct Args {
     #[arg(value_name = "FILE", required = true)]
     pub(crate) files: Vec<PathBuf>,
     /// Show the files' composition as one stack, so a skill in one file may
-    /// name an action in another.
+    /// name an action in another (nothing is shown when a file cannot be
+    /// read: the composition without it is not what the runtime serves).
     #[arg(long)]
     pub(crate) compose: bool,
     /// Show only this agent.
@@ -74,16 +75,17 @@ impl From<OutputFormat> for Format {
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // Read as `lint` does: in parallel, then each into the borrowed tree in
-    // one arena; a file that cannot be read is reported and the rest shown.
+    // one arena; a file that cannot be read is reported and the rest shown
+    // (with `--compose`, nothing is: see below).
     let read: Vec<anyhow::Result<Text>> =
         args.files.par_iter().map(|path| read_text(path)).collect();
-    let mut unusable = false;
+    let mut unusable = 0usize;
     let mut texts = Vec::new();
     for result in read {
         match result {
             Ok(text) => texts.push(text),
             Err(err) => {
-                unusable = true;
+                unusable += 1;
                 eprintln!("error: {}", line_safe(&format!("{err:#}")));
             }
         }
@@ -99,12 +101,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 root,
             }),
             Err(err) => {
-                unusable = true;
+                unusable += 1;
                 eprintln!("error: {}", line_safe(&format!("{err:#}")));
             }
         }
     }
     if sources.is_empty() {
+        return Ok(EXIT_UNUSABLE);
+    }
+    // As `tools --compose`: the view of a composition missing a file is
+    // not what the runtime serves (its skills would point at tools the
+    // missing file holds).
+    if args.compose && unusable > 0 {
+        eprintln!(
+            "error: not composing: {unusable} file(s) could not be read, and a composition \
+             without them is not what the runtime serves; fix them and run again"
+        );
         return Ok(EXIT_UNUSABLE);
     }
 
@@ -133,10 +145,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     std::mem::forget(arena);
     std::mem::forget(texts);
     match written {
-        Ok(()) => Ok(if unusable { EXIT_UNUSABLE } else { EXIT_OK }),
+        Ok(()) => Ok(if unusable > 0 { EXIT_UNUSABLE } else { EXIT_OK }),
         Err(CapabilitiesError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {
             // A closed pipe (`| head`) is the reader's choice, not a failure.
-            Ok(if unusable { EXIT_UNUSABLE } else { EXIT_OK })
+            Ok(if unusable > 0 { EXIT_UNUSABLE } else { EXIT_OK })
         }
         Err(CapabilitiesError::Write(err)) => {
             Err(anyhow::Error::new(err).context("cannot write to stdout"))
