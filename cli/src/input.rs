@@ -28,11 +28,28 @@ pub(crate) const MAX_BYTES_VAR: &str = "OBJECTSTACK_AI_MAX_INPUT_BYTES";
 
 /// The input size limit in force: [`MAX_BYTES`], or less if
 /// [`MAX_BYTES_VAR`] says so.
+/// A value that is not a number of bytes is said once, on stderr, and the
+/// default stays.
 pub(crate) fn max_bytes() -> u64 {
-    std::env::var(MAX_BYTES_VAR)
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(MAX_BYTES, |n| n.min(MAX_BYTES))
+    static SAID: std::sync::Once = std::sync::Once::new();
+    let Some(value) = std::env::var_os(MAX_BYTES_VAR) else {
+        return MAX_BYTES;
+    };
+    let text = value.to_string_lossy();
+    match text.trim().parse::<u64>() {
+        Ok(n) => n.min(MAX_BYTES),
+        Err(_) => {
+            SAID.call_once(|| {
+                eprintln!(
+                    "warning: {MAX_BYTES_VAR} is `{}`, not a number of bytes; the input limit \
+                     stays {}",
+                    objectstack_spec::text::line_safe(&text),
+                    human_size(MAX_BYTES)
+                );
+            });
+            MAX_BYTES
+        }
+    }
 }
 
 /// A size limit for people: `1 GiB`, `64 MiB`, or a number of bytes.

@@ -490,3 +490,23 @@ fn explain_and_usage_errors_escape_what_was_typed() {
         assert_terminal_safe(&format!("{args:?}"), &both(&out));
     }
 }
+
+#[test]
+fn a_limit_that_is_not_a_number_is_said_once_and_the_default_kept() {
+    let out = bin()
+        .args([
+            "validate",
+            "examples/todo-app.json",
+            "examples/hotcrm-skills.json",
+        ])
+        .env("OBJECTSTACK_AI_MAX_INPUT_BYTES", "64k\u{1b}[2J")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("not a number of bytes").count(), 1, "{err}");
+    assert!(
+        err.contains("stays 1 GiB") && !err.contains('\u{1b}'),
+        "{err}"
+    );
+}
