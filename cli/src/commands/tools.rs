@@ -86,7 +86,9 @@ pub(crate) struct Args {
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
-    /// `{"registered", "skipped", "warnings"}` (upstream's AIToolDefinition).
+    /// `{"registered", "skipped", "warnings"}` (upstream's AIToolDefinition);
+    /// several files without `--compose` give one such object a line (JSON
+    /// Lines), each led by its `"file"`.
     Json,
     /// The "AI exposure" table: every action, exposed or not and why.
     Human,
