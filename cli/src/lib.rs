@@ -96,7 +96,7 @@ fn json_usage_error(err: &clap::Error) -> u8 {
         .join("\n");
     let message = message.trim().trim_start_matches("error: ");
     let body = serde_json::json!({"error": {"code": "usage", "message": message}});
-    let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+    let text = objectstack_spec::json::terminal::to_string_pretty(&body).unwrap_or_default();
     let mut stdout = std::io::stdout().lock();
     // A closed stdout is the reader's choice; the exit code stays.
     let _ = writeln!(stdout, "{text}");

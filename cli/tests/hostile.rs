@@ -510,3 +510,42 @@ fn a_limit_that_is_not_a_number_is_said_once_and_the_default_kept() {
         "{err}"
     );
 }
+
+#[test]
+fn json_outputs_escape_what_would_reorder_or_drive_a_terminal() {
+    // A right-to-left override, a C1 CSI and a zero-width space in names,
+    // labels and descriptions: valid JSON either way, but written raw they
+    // make a terminal show something else than the text.
+    let stack = temp_file(
+        "hostile",
+        "bidi.json",
+        "{\"objects\": [{\"name\": \"task\", \"actions\": [{\"name\": \"go\u{202e}og\", \
+         \"label\": \"Go\u{9b}2J\", \"type\": \"script\", \"target\": \"go\", \"ai\": {\"exposed\": true, \
+         \"description\": \"Runs the task now, for the user who asked\u{200b} for it.\"}}]}], \
+         \"skills\": [{\"name\": \"s\", \"label\": \"S\u{202e}\", \"tools\": [\"action_go\u{202e}og\", \"nope\u{202e}\"]}]}",
+    );
+    let stack = stack.to_string_lossy();
+    for args in [
+        vec!["validate", "--format", "json", &stack],
+        vec!["lint", "--format", "json", &stack],
+        vec!["lint", "--format", "sarif", &stack],
+        vec!["tools", "--format", "json", &stack],
+        vec!["tools", "--format", "mcp", &stack],
+        vec!["capabilities", "--format", "json", &stack],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        let text = stdout(&out);
+        assert!(!text.is_empty(), "{args:?}: {}", stderr(&out));
+        for c in ['\u{202e}', '\u{9b}', '\u{200b}'] {
+            assert!(!text.contains(c), "{args:?} wrote {c:?} raw: {text}");
+        }
+        assert!(text.contains("\\u202e"), "{args:?}: {text}");
+        // Still JSON, and the same text once read.
+        let first: serde_json::Value = serde_json::Deserializer::from_str(&text)
+            .into_iter()
+            .next()
+            .unwrap()
+            .unwrap();
+        assert!(first.to_string().contains('\u{202e}'), "{args:?}");
+    }
+}

@@ -42,6 +42,7 @@ use crate::parse::ParseError;
 
 pub mod order;
 pub mod shape;
+pub mod terminal;
 
 pub use shape::{JsonValue, Shape, kind, truthy};
 

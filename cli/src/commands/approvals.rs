@@ -483,7 +483,8 @@ fn write_stdout(text: &str) -> anyhow::Result<()> {
 }
 
 fn pretty(value: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
+    let mut s = objectstack_spec::json::terminal::to_string_pretty(value)
+        .unwrap_or_else(|_| "null".to_owned());
     s.push('\n');
     s
 }

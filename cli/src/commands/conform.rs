@@ -91,7 +91,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let text = match args.format {
         Format::Human => report.to_string(),
         Format::Json => {
-            let mut json = serde_json::to_string_pretty(&report.to_json())?;
+            let mut json = objectstack_spec::json::terminal::to_string_pretty(&report.to_json())?;
             json.push('\n');
             json
         }

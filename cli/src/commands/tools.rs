@@ -364,7 +364,7 @@ fn stream_json<'a>(
     out.write_all(b"{")?;
     if let Some(file) = file {
         out.write_all(b"\"file\":")?;
-        serde_json::to_writer(&mut *out, file).map_err(io::Error::from)?;
+        objectstack_spec::json::terminal::to_writer(&mut *out, file).map_err(io::Error::from)?;
         out.write_all(b",")?;
     }
     out.write_all(b"\"registered\":[")?;
@@ -380,7 +380,8 @@ fn stream_json<'a>(
             let separator = if first { &b""[..] } else { b"," };
             first = false;
             let written = out.write_all(separator).and_then(|()| {
-                serde_json::to_writer(&mut *out, &registered.definition).map_err(io::Error::from)
+                objectstack_spec::json::terminal::to_writer(&mut *out, &registered.definition)
+                    .map_err(io::Error::from)
             });
             if let Err(err) = written {
                 failed = Some(err);
@@ -394,9 +395,9 @@ fn stream_json<'a>(
         return Err(err);
     }
     out.write_all(b"],\"skipped\":")?;
-    serde_json::to_writer(&mut *out, &skipped).map_err(io::Error::from)?;
+    objectstack_spec::json::terminal::to_writer(&mut *out, &skipped).map_err(io::Error::from)?;
     out.write_all(b",\"warnings\":")?;
-    serde_json::to_writer(&mut *out, &warnings).map_err(io::Error::from)?;
+    objectstack_spec::json::terminal::to_writer(&mut *out, &warnings).map_err(io::Error::from)?;
     out.write_all(b"}\n")
 }
 
@@ -414,7 +415,7 @@ fn check_base_url(url: &str) -> Result<(), &'static str> {
 }
 
 fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
+    objectstack_spec::json::terminal::to_writer(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 

@@ -695,7 +695,8 @@ fn write_json(
             "unusable": files.iter().filter(|f| f.loaded.is_err()).count(),
         }
     });
-    serde_json::to_writer_pretty(&mut *out, &report).map_err(io::Error::other)?;
+    objectstack_spec::json::terminal::to_writer_pretty(&mut *out, &report)
+        .map_err(io::Error::other)?;
     writeln!(out)
 }
 

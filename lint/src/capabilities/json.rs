@@ -25,7 +25,10 @@ pub(super) fn write<W: io::Write>(
     expand: bool,
     mut out: W,
 ) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::pretty(&mut out);
+    let mut ser = serde_json::Serializer::with_formatter(
+        &mut out,
+        objectstack_spec::json::terminal::TerminalSafe(serde_json::ser::PrettyFormatter::new()),
+    );
     Document { shape, expand }
         .serialize(&mut ser)
         .map_err(io::Error::from)?;

@@ -30,6 +30,6 @@ pub fn write_json(
         findings,
         summary: Summary::of(findings, files),
     };
-    serde_json::to_writer_pretty(&mut *out, &output)?;
+    objectstack_spec::json::terminal::to_writer_pretty(&mut *out, &output)?;
     out.write_all(b"\n")
 }

@@ -81,7 +81,7 @@ pub fn sarif(findings: &[Finding]) -> String {
             "results": results,
         }],
     });
-    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    let mut s = objectstack_spec::json::terminal::to_string_pretty(&log).unwrap_or_default();
     s.push('\n');
     s
 }
