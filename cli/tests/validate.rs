@@ -260,3 +260,26 @@ fn a_minified_file_with_many_problems_is_reported_in_linear_time() {
     );
     std::fs::remove_file(&file).unwrap();
 }
+
+#[test]
+fn an_empty_file_is_said_to_be_empty() {
+    // (validate's human report is on stdout, unusable files included.)
+    let said = |out: &Output| format!("{}{}", stdout(out), common::stderr(out));
+    for (name, bytes) in [("empty.json", &b""[..]), ("blank.json", b"  \n\t\n")] {
+        let file = temp_file(name, bytes);
+        let out = run(&[&file]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = said(&out);
+        assert!(
+            err.contains("the file is empty (or only whitespace)"),
+            "{err}"
+        );
+    }
+    // A file that ends early is not called empty.
+    let cut = temp_file("cut.json", b"{\"skills\": ");
+    let err = said(&run(&[&cut]));
+    assert!(
+        err.contains("EOF while parsing") && !err.contains("empty"),
+        "{err}"
+    );
+}

@@ -160,10 +160,14 @@ pub fn patch_lone_surrogates(text: &str) -> Option<String> {
 pub(crate) fn located(text: &str, err: &serde_json::Error) -> ParseError {
     match syntax_error(err) {
         ParseError::Syntax {
-            message,
+            mut message,
             line,
             column,
         } if line > 0 => {
+            if text.trim().is_empty() {
+                message
+                    .push_str(": the file is empty (or only whitespace); a stack is a JSON object");
+            }
             let (line, column) = character_column(text, line, column);
             ParseError::Syntax {
                 message,
