@@ -194,14 +194,8 @@ pub(crate) fn tool_call_fault(
 
 /// The JSON kind of a value, as the messages name it (`"an array"`).
 pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    // Named as the probe names what it skims, by the same visitor.
+    Kind::deserialize(value).map_or("a JSON value", |k| k.kind)
 }
 
 /// A request's `params`: the kinds of `name` and `arguments` when it is
@@ -238,34 +232,31 @@ impl<'de> Deserialize<'de> for Params {
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Params, A::Error> {
-                KindVisitor.visit_seq(seq).map(|k| Params {
-                    not_object: Some(k.kind),
-                    ..Params::default()
-                })
+                KindVisitor.visit_seq(seq).map(Params::other)
             }
 
-            fn visit_bool<E>(self, _: bool) -> Result<Params, E> {
-                Ok(Params::other("a boolean"))
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Params, E> {
+                KindVisitor.visit_bool(v).map(Params::other)
             }
 
-            fn visit_i64<E>(self, _: i64) -> Result<Params, E> {
-                Ok(Params::other("a number"))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Params, E> {
+                KindVisitor.visit_i64(v).map(Params::other)
             }
 
-            fn visit_u64<E>(self, _: u64) -> Result<Params, E> {
-                Ok(Params::other("a number"))
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Params, E> {
+                KindVisitor.visit_u64(v).map(Params::other)
             }
 
-            fn visit_f64<E>(self, _: f64) -> Result<Params, E> {
-                Ok(Params::other("a number"))
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Params, E> {
+                KindVisitor.visit_f64(v).map(Params::other)
             }
 
-            fn visit_str<E>(self, _: &str) -> Result<Params, E> {
-                Ok(Params::other("a string"))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Params, E> {
+                KindVisitor.visit_str(v).map(Params::other)
             }
 
-            fn visit_unit<E>(self) -> Result<Params, E> {
-                Ok(Params::other("null"))
+            fn visit_unit<E: de::Error>(self) -> Result<Params, E> {
+                KindVisitor.visit_unit().map(Params::other)
             }
         }
         deserializer.deserialize_any(ParamsVisitor)
@@ -273,9 +264,10 @@ impl<'de> Deserialize<'de> for Params {
 }
 
 impl Params {
-    fn other(kind: &'static str) -> Params {
+    /// Params that are not an object, by the kind they are instead.
+    fn other(kind: Kind) -> Params {
         Params {
-            not_object: Some(kind),
+            not_object: Some(kind.kind),
             ..Params::default()
         }
     }

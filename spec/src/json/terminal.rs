@@ -95,15 +95,24 @@ impl<F: Formatter> Formatter for TerminalSafe<F> {
     }
 }
 
+/// Writes `value` with `formatter`, made terminal-safe.
+fn write_with<W: io::Write, T: ?Sized + Serialize, F: Formatter>(
+    writer: W,
+    value: &T,
+    formatter: F,
+) -> serde_json::Result<()> {
+    value.serialize(&mut Serializer::with_formatter(
+        writer,
+        TerminalSafe(formatter),
+    ))
+}
+
 /// [`serde_json::to_writer`], terminal-safe.
 pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(
     writer: W,
     value: &T,
 ) -> serde_json::Result<()> {
-    value.serialize(&mut Serializer::with_formatter(
-        writer,
-        TerminalSafe(CompactFormatter),
-    ))
+    write_with(writer, value, CompactFormatter)
 }
 
 /// [`serde_json::to_writer_pretty`], terminal-safe.
@@ -111,23 +120,27 @@ pub fn to_writer_pretty<W: io::Write, T: ?Sized + Serialize>(
     writer: W,
     value: &T,
 ) -> serde_json::Result<()> {
-    value.serialize(&mut Serializer::with_formatter(
-        writer,
-        TerminalSafe(PrettyFormatter::new()),
-    ))
+    write_with(writer, value, PrettyFormatter::new())
 }
 
 /// [`serde_json::to_string`], terminal-safe.
 pub fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String> {
-    let mut out = Vec::new();
-    to_writer(&mut out, value)?;
-    String::from_utf8(out).map_err(serde::ser::Error::custom)
+    string_with(value, CompactFormatter)
 }
 
 /// [`serde_json::to_string_pretty`], terminal-safe.
 pub fn to_string_pretty<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String> {
+    string_with(value, PrettyFormatter::new())
+}
+
+/// The text [`write_with`] writes. (It is UTF-8: JSON of a `str`, with
+/// ASCII escapes.)
+fn string_with<T: ?Sized + Serialize, F: Formatter>(
+    value: &T,
+    formatter: F,
+) -> serde_json::Result<String> {
     let mut out = Vec::new();
-    to_writer_pretty(&mut out, value)?;
+    write_with(&mut out, value, formatter)?;
     String::from_utf8(out).map_err(serde::ser::Error::custom)
 }
 
