@@ -210,6 +210,16 @@ fn benches(c: &mut Criterion) {
                 .unwrap_or(0)
         })
     });
+    // The detached document, as `objectstack-ai serve` reads it (strings
+    // copied, keys and short strings once).
+    group.bench_function("parse_document_detached", |b| {
+        b.iter(|| {
+            let arena = Arena::new();
+            json::parse_document_detached(black_box(&bytes), &arena)
+                .map(|d| d.len())
+                .unwrap_or(0)
+        })
+    });
     let arena = Arena::new();
     let Ok(document) = json::parse_document(&bytes, &arena) else {
         panic!("the generated stack does not parse");

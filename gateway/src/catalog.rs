@@ -159,7 +159,7 @@ pub(crate) enum Stack {
     One {
         /// The file, for errors.
         path: PathBuf,
-        /// Its bytes.
+        /// Its bytes, until it is parsed (the tree does not borrow them).
         bytes: Vec<u8>,
     },
     /// Several files composed into one stack.
@@ -169,18 +169,24 @@ pub(crate) enum Stack {
 impl Stack {
     /// The stack as the borrowed tree every check and the materialiser
     /// read, allocated in `arena`. One file is parsed straight into it, so
-    /// the gateway never holds the stack as `serde_json` maps.
+    /// the gateway never holds the stack as `serde_json` maps, and its
+    /// bytes are freed once it is parsed: the tree keeps its own copy of
+    /// the strings (each key and short value once), so the text is not
+    /// held beside the tree and every tool while the tools are built.
     fn document<'a>(
-        &'a self,
+        &'a mut self,
         arena: &'a objectstack_spec::json::Arena,
     ) -> Result<&'a objectstack_spec::json::Map<'a>, GatewayError> {
         match self {
-            Stack::One { path, bytes } => objectstack_spec::parse::decode_utf8(bytes)
-                .and_then(|text| objectstack_spec::json::parse_object(text, arena))
-                .map_err(|e| GatewayError::Read {
-                    path: path.clone(),
-                    why: e.to_string(),
-                }),
+            Stack::One { path, bytes } => {
+                let bytes = std::mem::take(bytes);
+                objectstack_spec::json::parse_document_detached(&bytes, arena).map_err(|e| {
+                    GatewayError::Read {
+                        path: path.clone(),
+                        why: e.to_string(),
+                    }
+                })
+            }
             Stack::Composed(map) => Ok(objectstack_spec::json::Map::from_serde(map, arena)),
         }
     }
@@ -285,7 +291,7 @@ fn shown(diagnostic: &str) -> String {
 /// registry, so the stack's tree and one copy of each tool are all that is
 /// ever held at once.
 pub(crate) fn build(
-    stack: &Stack,
+    stack: &mut Stack,
     services: HostServices,
     agent: Option<&str>,
 ) -> Result<Catalog, GatewayError> {
@@ -305,7 +311,7 @@ pub(crate) struct Checked<'a> {
 /// or `agent` names no agent: everything that refuses a stack, before
 /// anything is opened or built for it.
 pub(crate) fn check<'a>(
-    stack: &'a Stack,
+    stack: &'a mut Stack,
     arena: &'a objectstack_spec::json::Arena,
     agent: Option<&str>,
 ) -> Result<Checked<'a>, GatewayError> {
@@ -582,7 +588,7 @@ mod tests {
             data_engine: backend.map(|b| b as Arc<dyn objectstack_bridge::runtime::DataEngine>),
             ..HostServices::default()
         };
-        build(&Stack::Composed(map.clone()), services, None).unwrap_or_else(|e| panic!("{e}"))
+        build(&mut Stack::Composed(map.clone()), services, None).unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]

@@ -268,9 +268,9 @@ impl Gateway {
         // The stack is read and checked first: a stack that is refused
         // leaves no queue or audit file behind.
         let stamp = stamps(&config.stacks);
-        let stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
+        let mut stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
         let arena = objectstack_spec::json::Arena::new();
-        let checked = catalog::check(&stack, &arena, config.agent.as_deref())?;
+        let checked = catalog::check(&mut stack, &arena, config.agent.as_deref())?;
         let refused =
             |shown: String, e: objectstack_bridge::approval::StoreError| GatewayError::Queue {
                 path: PathBuf::from(shown),
@@ -293,9 +293,9 @@ impl Gateway {
     /// a test clock).
     pub fn with_queue(config: Config, queue: Arc<ApprovalQueue>) -> Result<Self, GatewayError> {
         let stamp = stamps(&config.stacks);
-        let stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
+        let mut stack = catalog::read_stack(&config.stacks, config.max_stack_bytes)?;
         let arena = objectstack_spec::json::Arena::new();
-        let checked = catalog::check(&stack, &arena, config.agent.as_deref())?;
+        let checked = catalog::check(&mut stack, &arena, config.agent.as_deref())?;
         Self::assemble(config, queue, stamp, checked, &arena)
     }
 
@@ -392,9 +392,9 @@ impl Gateway {
             *last = stamp;
         }
         let built = catalog::read_stack(&shared.config.stacks, shared.config.max_stack_bytes)
-            .and_then(|stack| {
+            .and_then(|mut stack| {
                 catalog::build(
-                    &stack,
+                    &mut stack,
                     shared.services.clone(),
                     shared.config.agent.as_deref(),
                 )

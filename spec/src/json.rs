@@ -527,29 +527,141 @@ impl<'a> IntoIterator for &Map<'a> {
 /// as U+FFFD (the tree then borrows a patched copy of the text, of the same
 /// length, from `arena`).
 pub fn parse<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
-    parse_text(text, arena).or_else(|err| {
-        // A lone surrogate escape is read as U+FFFD; the patched text is
-        // as long as the original, so positions hold.
-        match crate::parse::patch_lone_surrogates(text) {
-            Some(patched) => parse_text(arena.bump.alloc_str(&patched), arena),
-            None => Err(err),
-        }
-    })
+    parse_with(text, arena, Borrow)
 }
 
-fn parse_text<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
+/// [`parse`], but the tree borrows nothing from `text`: every string is
+/// copied into `arena`, so the caller may drop the text as soon as this
+/// returns. Keys, and strings of up to [`SHARED_UP_TO`] bytes, are copied
+/// once per distinct string and shared (a stack repeats its keys and its
+/// short values, `type`, `script`, `text`, thousands of times), so the
+/// copies cost much less than the text they replace. The tree is the one
+/// [`parse`] builds, value for value.
+///
+/// For a holder that keeps the tree for a while and has no use for the
+/// text (the gateway holds the tree while it builds what it serves).
+pub fn parse_detached<'a>(text: &str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
+    parse_with(text, arena, Detach::default())
+}
+
+fn parse_with<'de, 'a, S: Strings<'de, 'a>>(
+    text: &'de str,
+    arena: &'a Arena,
+    strings: S,
+) -> Result<Value<'a>, ParseError> {
+    match parse_text(text, arena, strings) {
+        Ok(value) => Ok(value),
+        // A lone surrogate escape is read as U+FFFD; the patched text is as
+        // long as the original, so positions hold.
+        Err((err, strings)) => match crate::parse::patch_lone_surrogates(text) {
+            Some(patched) => strings.reparse(&patched, arena),
+            None => Err(err),
+        },
+    }
+}
+
+/// How the parser keeps the strings it reads: borrowed from the text
+/// ([`Borrow`]) or copied into the arena ([`Detach`]).
+trait Strings<'de, 'a>: Sized {
+    /// Parses `patched`, the text with its lone surrogates replaced, with
+    /// the same policy.
+    fn reparse(self, patched: &str, arena: &'a Arena) -> Result<Value<'a>, ParseError>;
+    /// A string (key or value) that lives as long as the text.
+    fn borrowed(&mut self, bump: &'a Bump, s: &'de str, key: bool) -> &'a str;
+    /// A string decoded from escapes, gone when the call returns.
+    fn transient(&mut self, bump: &'a Bump, s: &str, key: bool) -> &'a str;
+    /// The text, for the notes on duplicate keys (rare).
+    fn text(&mut self, bump: &'a Bump, text: &'de str) -> &'a str;
+}
+
+/// Strings are slices of the text, which outlives the tree.
+struct Borrow;
+
+impl<'a> Strings<'a, 'a> for Borrow {
+    fn reparse(self, patched: &str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
+        // The tree borrows the patched text, so the arena keeps it.
+        parse_text(arena.bump.alloc_str(patched), arena, self).map_err(|(err, _)| err)
+    }
+
+    fn borrowed(&mut self, _: &'a Bump, s: &'a str, _: bool) -> &'a str {
+        s
+    }
+
+    fn transient(&mut self, bump: &'a Bump, s: &str, _: bool) -> &'a str {
+        bump.alloc_str(s)
+    }
+
+    fn text(&mut self, _: &'a Bump, text: &'a str) -> &'a str {
+        text
+    }
+}
+
+/// Strings of at most this many bytes are copied once by
+/// [`parse_detached`] and shared wherever they occur again (keys are
+/// always shared).
+pub const SHARED_UP_TO: usize = 32;
+
+/// Strings are copied into the arena, keys and short strings once each.
+#[derive(Default)]
+struct Detach<'a> {
+    seen: std::collections::HashSet<&'a str, foldhash::fast::FixedState>,
+}
+
+impl<'a> Detach<'a> {
+    fn copy(&mut self, bump: &'a Bump, s: &str, key: bool) -> &'a str {
+        if !key && s.len() > SHARED_UP_TO {
+            return bump.alloc_str(s);
+        }
+        if let Some(&kept) = self.seen.get(s) {
+            return kept;
+        }
+        let kept: &'a str = bump.alloc_str(s);
+        self.seen.insert(kept);
+        kept
+    }
+}
+
+impl<'de, 'a> Strings<'de, 'a> for Detach<'a> {
+    fn reparse(self, patched: &str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
+        parse_text(patched, arena, self).map_err(|(err, _)| err)
+    }
+
+    fn borrowed(&mut self, bump: &'a Bump, s: &'de str, key: bool) -> &'a str {
+        self.copy(bump, s, key)
+    }
+
+    fn transient(&mut self, bump: &'a Bump, s: &str, key: bool) -> &'a str {
+        self.copy(bump, s, key)
+    }
+
+    fn text(&mut self, bump: &'a Bump, text: &'de str) -> &'a str {
+        bump.alloc_str(text)
+    }
+}
+
+/// Parses `text` once; on failure, hands the string policy back for a
+/// second try.
+fn parse_text<'de, 'a, S: Strings<'de, 'a>>(
+    text: &'de str,
+    arena: &'a Arena,
+    strings: S,
+) -> Result<Value<'a>, (ParseError, S)> {
     let mut builder = Builder {
         bump: &arena.bump,
         values: Vec::new(),
         entries: Vec::new(),
         repeated: Vec::new(),
         duplicates: Vec::new(),
+        strings,
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = ValueSeed(&mut builder)
+    let value = match ValueSeed(&mut builder)
         .deserialize(&mut de)
         .and_then(|v| de.end().map(|()| v))
-        .map_err(|err| crate::parse::located(text, &err))?;
+    {
+        Ok(value) => value,
+        Err(err) => return Err((crate::parse::located(text, &err), builder.strings)),
+    };
     match value {
         Value::Object(root) if !builder.duplicates.is_empty() => {
             // A second header for the root, sharing its entries, that
@@ -558,7 +670,7 @@ fn parse_text<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseErr
             let extra = bump.alloc(Extra {
                 sorted: root.extra.map_or(&[][..], |e| e.sorted),
                 duplicates: Some(Duplicates {
-                    text,
+                    text: builder.strings.text(bump, text),
                     keys: bump.alloc_slice_copy(&builder.duplicates),
                 }),
             });
@@ -578,10 +690,23 @@ pub fn parse_document<'a>(bytes: &'a [u8], arena: &'a Arena) -> Result<&'a Map<'
     parse_object(crate::parse::decode_utf8(bytes)?, arena)
 }
 
+/// [`parse_document`] into a tree that does not borrow `bytes`
+/// ([`parse_detached`]): the bytes may be dropped once it returns.
+pub fn parse_document_detached<'a>(
+    bytes: &[u8],
+    arena: &'a Arena,
+) -> Result<&'a Map<'a>, ParseError> {
+    object(parse_detached(crate::parse::decode_utf8(bytes)?, arena)?)
+}
+
 /// [`parse_document`] for text already decoded (and without a byte-order
 /// mark): a large file is checked to be UTF-8 once, when it is read.
 pub fn parse_object<'a>(text: &'a str, arena: &'a Arena) -> Result<&'a Map<'a>, ParseError> {
-    match parse(text, arena)? {
+    object(parse(text, arena)?)
+}
+
+fn object<'a>(value: Value<'a>) -> Result<&'a Map<'a>, ParseError> {
+    match value {
         Value::Object(map) => Ok(map),
         other => Err(ParseError::NotAnObject {
             found: kind(&other),
@@ -589,7 +714,7 @@ pub fn parse_object<'a>(text: &'a str, arena: &'a Arena) -> Result<&'a Map<'a>, 
     }
 }
 
-struct Builder<'a> {
+struct Builder<'a, S> {
     bump: &'a Bump,
     /// Elements of the arrays being read, innermost last.
     values: Vec<Value<'a>>,
@@ -599,6 +724,8 @@ struct Builder<'a> {
     repeated: Vec<&'a str>,
     /// Every object's repeated keys so far.
     duplicates: Vec<DuplicateKey<'a>>,
+    /// Where strings are kept.
+    strings: S,
 }
 
 /// Builds a map, keeping a repeated key's first position and last value;
@@ -665,17 +792,17 @@ fn key_at<'a>(entries: &[(&'a str, Value<'a>)], i: u32) -> &'a str {
     entries.get(i as usize).map_or("", |(k, _)| *k)
 }
 
-struct ValueSeed<'b, 'a>(&'b mut Builder<'a>);
+struct ValueSeed<'b, 'a, S>(&'b mut Builder<'a, S>);
 
-impl<'a> DeserializeSeed<'a> for ValueSeed<'_, 'a> {
+impl<'de, 'a, S: Strings<'de, 'a>> DeserializeSeed<'de> for ValueSeed<'_, 'a, S> {
     type Value = Value<'a>;
 
-    fn deserialize<D: Deserializer<'a>>(self, deserializer: D) -> Result<Value<'a>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value<'a>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'a> Visitor<'a> for ValueSeed<'_, 'a> {
+impl<'de, 'a, S: Strings<'de, 'a>> Visitor<'de> for ValueSeed<'_, 'a, S> {
     type Value = Value<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -705,15 +832,17 @@ impl<'a> Visitor<'a> for ValueSeed<'_, 'a> {
         Ok(Value::Number(Number::Float(v)))
     }
 
-    fn visit_borrowed_str<E>(self, v: &'a str) -> Result<Value<'a>, E> {
-        Ok(Value::String(v))
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Value<'a>, E> {
+        let b = self.0;
+        Ok(Value::String(b.strings.borrowed(b.bump, v, false)))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<Value<'a>, E> {
-        Ok(Value::String(self.0.bump.alloc_str(v)))
+        let b = self.0;
+        Ok(Value::String(b.strings.transient(b.bump, v, false)))
     }
 
-    fn visit_seq<A: SeqAccess<'a>>(self, mut seq: A) -> Result<Value<'a>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value<'a>, A::Error> {
         let b = self.0;
         let start = b.values.len();
         while let Some(v) = seq.next_element_seed(ValueSeed(&mut *b))? {
@@ -726,10 +855,10 @@ impl<'a> Visitor<'a> for ValueSeed<'_, 'a> {
         Ok(Value::Array(slice))
     }
 
-    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Value<'a>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'a>, A::Error> {
         let b = self.0;
         let start = b.entries.len();
-        while let Some(key) = map.next_key_seed(KeySeed(b.bump))? {
+        while let Some(key) = map.next_key_seed(KeySeed(&mut *b))? {
             let value = map.next_value_seed(ValueSeed(&mut *b))?;
             b.entries.push((key, value));
         }
@@ -746,29 +875,31 @@ impl<'a> Visitor<'a> for ValueSeed<'_, 'a> {
     }
 }
 
-struct KeySeed<'a>(&'a Bump);
+struct KeySeed<'b, 'a, S>(&'b mut Builder<'a, S>);
 
-impl<'a> DeserializeSeed<'a> for KeySeed<'a> {
+impl<'de, 'a, S: Strings<'de, 'a>> DeserializeSeed<'de> for KeySeed<'_, 'a, S> {
     type Value = &'a str;
 
-    fn deserialize<D: Deserializer<'a>>(self, deserializer: D) -> Result<&'a str, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<&'a str, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
-impl<'a> Visitor<'a> for KeySeed<'a> {
+impl<'de, 'a, S: Strings<'de, 'a>> Visitor<'de> for KeySeed<'_, 'a, S> {
     type Value = &'a str;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object key")
     }
 
-    fn visit_borrowed_str<E>(self, v: &'a str) -> Result<&'a str, E> {
-        Ok(v)
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<&'a str, E> {
+        let b = self.0;
+        Ok(b.strings.borrowed(b.bump, v, true))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<&'a str, E> {
-        Ok(self.0.alloc_str(v))
+        let b = self.0;
+        Ok(b.strings.transient(b.bump, v, true))
     }
 }
 
@@ -923,6 +1054,82 @@ mod tests {
         let range = text.as_bytes().as_ptr_range();
         assert!(range.contains(&plain.as_ptr()));
         assert_eq!(a[1].as_str(), Some("tab\t"));
+    }
+
+    #[test]
+    fn a_detached_tree_is_the_borrowed_tree_and_outlives_its_text() {
+        let long = "a string longer than the thirty-two bytes that are shared";
+        let texts = [
+            r#"{"a": {"b": [null, {"c": "d"}]}, "e": "", "n": [1, -2, 3.5]}"#.to_owned(),
+            r#"{"esc\"aped": "line\nbreak \u00e9", "k\u0041": "\ud83d\ude00"}"#.to_owned(),
+            r#"{"x": "x\ud83dy", "k\ud800": 1}"#.to_owned(),
+            format!(
+                r#"{{"type": "text", "t": [{{"type": "text"}}], "long": "{long}", "again": "{long}"}}"#
+            ),
+            r#"{"a": 1, "b": {"a": 2, "a": 3}, "a": 4}"#.to_owned(),
+        ];
+        for text in &texts {
+            let arena = Arena::new();
+            let borrowed = parse(text, &arena).unwrap();
+            let detached = {
+                // The text is gone before the tree is read.
+                let copy = text.clone();
+                parse_detached(&copy, &arena).unwrap()
+            };
+            assert_eq!(detached, borrowed, "{text}");
+            assert_eq!(
+                detached.to_serde().to_string(),
+                borrowed.to_serde().to_string()
+            );
+            let root = |v: Value<'_>| {
+                v.as_object()
+                    .and_then(|m| m.duplicates().map(|d| d.keys.len()))
+            };
+            assert_eq!(root(detached), root(borrowed), "{text}");
+        }
+        // The notes on repeated keys keep a copy of the text, to locate
+        // them.
+        let arena = Arena::new();
+        let text = texts[4].clone();
+        let root = parse_document_detached(text.as_bytes(), &arena).unwrap();
+        assert_eq!(root.duplicates().map(|d| d.text), Some(text.as_str()));
+        // Keys and short strings are copied once and shared; long ones are
+        // copied each time.
+        let doc = parse_document_detached(texts[3].as_bytes(), &arena).unwrap();
+        let inner = doc
+            .get("t")
+            .and_then(|t| t.as_array())
+            .and_then(|t| t.first());
+        let inner = inner.and_then(Value::as_object).unwrap();
+        let (outer_key, outer_value) = doc.iter().next().unwrap();
+        let (inner_key, inner_value) = inner.iter().next().unwrap();
+        assert!(std::ptr::eq(outer_key, inner_key));
+        assert!(std::ptr::eq(
+            outer_value.as_str().unwrap(),
+            inner_value.as_str().unwrap()
+        ));
+        let long_at = |k: &str| doc.get(k).and_then(Value::as_str).unwrap().as_ptr();
+        assert_ne!(long_at("long"), long_at("again"));
+        // Errors are the borrowed parser's.
+        for bad in [
+            "",
+            "[1]",
+            "{\"a\": tru}",
+            "{\"a\": \"\\ud800\",\n \"b\": tru}",
+        ] {
+            let arena = Arena::new();
+            assert_eq!(
+                parse_document_detached(bad.as_bytes(), &arena)
+                    .map(|_| ())
+                    .unwrap_err()
+                    .to_string(),
+                parse_document(bad.as_bytes(), &arena)
+                    .map(|_| ())
+                    .unwrap_err()
+                    .to_string(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
