@@ -54,6 +54,41 @@ const EXECUTABLE_KEYS: [&str; 10] = [
 /// most 128 levels, and the definition adds a few.
 const MAX_DEPTH: usize = 256;
 
+/// An executable digest, as its 32 bytes: every registered action tool
+/// keeps one, so a served stack of many tools keeps them as bytes and
+/// writes the hex only where it is stored or shown.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ExecutableDigest([u8; 32]);
+
+impl ExecutableDigest {
+    /// Whether `hex` is this digest written as 64 lowercase hex digits (as
+    /// rows store it).
+    pub(crate) fn is(&self, hex: &str) -> bool {
+        let hex = hex.as_bytes();
+        hex.len() == 64
+            && self.0.iter().zip(hex.chunks_exact(2)).all(|(b, pair)| {
+                matches!(pair, [hi, lo] if Some(*hi) == digit(b >> 4) && Some(*lo) == digit(b & 0x0f))
+            })
+    }
+}
+
+fn digit(nibble: u8) -> Option<u8> {
+    b"0123456789abcdef".get(usize::from(nibble)).copied()
+}
+
+impl std::fmt::Display for ExecutableDigest {
+    /// The 64 lowercase hex digits rows store.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&hex(&self.0))
+    }
+}
+
+impl std::fmt::Debug for ExecutableDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
 /// The executable digest of a registered action tool (see the module
 /// documentation), or why it has none (a value nested deeper than the
 /// limit).
@@ -64,7 +99,7 @@ pub(crate) fn executable_sha256(
     route: Route,
     row_context: bool,
     action: &Map<String, Value>,
-) -> Result<String, String> {
+) -> Result<ExecutableDigest, String> {
     let mut doc = Map::new();
     let text = |s: &str| Value::String(s.to_owned());
     doc.insert("digest".into(), text(LAYOUT));
@@ -93,7 +128,7 @@ pub(crate) fn executable_sha256(
         }
         CanonicalError::TooLarge => "its definition is too large to bind an approval to".to_owned(),
     })?;
-    Ok(hex(&Sha256::digest(out.as_bytes())))
+    Ok(ExecutableDigest(Sha256::digest(out.as_bytes()).into()))
 }
 
 fn route_name(route: Route) -> &'static str {
@@ -140,6 +175,30 @@ mod tests {
             &map(action),
         )
         .unwrap()
+        .to_string()
+    }
+
+    #[test]
+    fn the_digest_is_written_as_hex_and_matched_against_hex_only() {
+        let d = definition(json!({"type": "object"}));
+        let action = map(json!({"target": "x"}));
+        let bytes =
+            executable_sha256(&d, "purge", Some("task"), Route::Api, true, &action).unwrap();
+        let hex = bytes.to_string();
+        assert_eq!(hex, digest(&d, json!({"target": "x"})));
+        assert!(
+            hex.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
+        assert_eq!(hex.len(), 64);
+        assert!(bytes.is(&hex));
+        assert!(!bytes.is(&hex.to_uppercase()));
+        assert!(!bytes.is(&hex[..62]));
+        assert!(!bytes.is(&format!("{hex}00")));
+        let mut other = hex.clone().into_bytes();
+        other[63] = if other[63] == b'0' { b'1' } else { b'0' };
+        assert!(!bytes.is(std::str::from_utf8(&other).unwrap()));
+        assert_eq!(format!("{bytes:?}"), hex);
     }
 
     #[test]
@@ -200,7 +259,7 @@ mod tests {
             executable_sha256(&d, "purge", Some("task"), Route::Api, false, &action),
         ];
         for v in variants {
-            assert_ne!(v.unwrap(), reference);
+            assert_ne!(v.unwrap().to_string(), reference);
         }
         let mut renamed = definition(json!({"type": "object"}));
         renamed.name = "action_wipe".into();

@@ -90,7 +90,7 @@ pub use canonical::{MAX_INPUT_BYTES, MAX_INPUT_DEPTH, canonical_json, input_sha2
 pub use clock::{Clock, ManualClock, SystemClock, format_timestamp};
 pub use error::ApprovalError;
 #[cfg(feature = "runtime")]
-pub(crate) use executable::executable_sha256;
+pub(crate) use executable::{ExecutableDigest, executable_sha256};
 pub use location::{OpenMode, PostgresUrl, QueueLocation};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]

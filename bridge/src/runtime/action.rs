@@ -53,7 +53,7 @@ pub(crate) struct ActionTool {
     confirmation: Option<ConfirmationReason>,
     /// What an approval of a call to this tool is bound to (see
     /// [`crate::approval::PendingAction::executable_sha256`]).
-    pub(crate) executable_sha256: String,
+    pub(crate) executable_sha256: crate::approval::ExecutableDigest,
     /// For a refined tool only (boxed: most tools are not refined, and a
     /// served stack's tools are many).
     refined: Option<Box<Refined>>,
@@ -299,7 +299,7 @@ impl ActionTool {
             action_name: self.action_name.clone(),
             object_name: self.object_name.as_deref().map(str::to_owned),
             input: arguments,
-            executable_sha256: self.executable_sha256.clone(),
+            executable_sha256: self.executable_sha256.to_string(),
             conversation_id: ctx.conversation_id.clone(),
             message_id: ctx.message_id.clone(),
             tool_call_id: ctx.tool_call_id.clone(),

@@ -300,7 +300,11 @@ impl ToolRegistry {
             tool: row.tool_name.clone(),
             problems,
         };
-        if row.executable_sha256.as_deref() != Some(tool.executable_sha256.as_str()) {
+        if !row
+            .executable_sha256
+            .as_deref()
+            .is_some_and(|approved| tool.executable_sha256.is(approved))
+        {
             return Err(invalid(vec![format!(
                 "(input): `{}` changed since this action was proposed, so its arguments cannot                  be checked against what was proposed; reject it and propose it again",
                 row.tool_name
@@ -330,7 +334,7 @@ impl ToolRegistry {
                         .to_owned(),
                 );
             }
-            Some(approved) if *approved != tool.executable_sha256 => {
+            Some(approved) if !tool.executable_sha256.is(approved) => {
                 return Some(format!(
                     "the action changed since it was approved: `{}` as registered here has \
                      executable sha256 {}, and {approved} was approved; propose it again",

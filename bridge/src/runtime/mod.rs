@@ -585,8 +585,8 @@ impl ToolRegistry {
     /// `None` for an unknown name or a host tool (those are never queued).
     ///
     /// [`PendingAction::executable_sha256`]: crate::approval::PendingAction::executable_sha256
-    pub fn executable_sha256(&self, name: &str) -> Option<&str> {
-        self.action(name).map(|a| a.executable_sha256.as_str())
+    pub fn executable_sha256(&self, name: &str) -> Option<String> {
+        self.action(name).map(|a| a.executable_sha256.to_string())
     }
 
     /// The names of the registered action tools, in registration order.
