@@ -882,9 +882,14 @@ impl RawStdio {
     }
 
     async fn send(&mut self, message: Value) {
+        self.send_line(message.to_string().as_bytes()).await;
+    }
+
+    /// Sends `line` (any bytes) and a newline.
+    async fn send_line(&mut self, line: &[u8]) {
         use tokio::io::AsyncWriteExt as _;
-        let line = format!("{message}\n");
-        self.stdin.write_all(line.as_bytes()).await.unwrap();
+        self.stdin.write_all(line).await.unwrap();
+        self.stdin.write_all(b"\n").await.unwrap();
         self.stdin.flush().await.unwrap();
     }
 
@@ -1002,6 +1007,51 @@ async fn over_stdio_a_malformed_call_is_invalid_params_and_an_unknown_method_say
     assert_eq!(
         answer["error"]["message"],
         json!("Method not found: `foo/bar` is not a method this server offers")
+    );
+    assert!(fake.received().is_empty(), "{:?}", fake.received());
+}
+
+#[tokio::test]
+async fn over_stdio_a_line_that_is_no_message_is_answered_and_the_session_goes_on() {
+    let fake = Fake::start().await;
+    let mut gateway = RawStdio::start(&fake.url).await;
+    // rmcp alone skipped the first two without a word: a client waiting
+    // for an answer waited forever.
+    for (line, id, code, why) in [
+        (&b"this is not json"[..], json!(null), -32700, "not JSON"),
+        (
+            &br#"{"jsonrpc": "2.0", "id": 2, "method": "tools/list""#[..],
+            json!(null),
+            -32700,
+            "not JSON",
+        ),
+        (&b"\xff\xfe{}"[..], json!(null), -32700, "not JSON"),
+        (&b"[1, 2]"[..], json!(null), -32600, "batches"),
+        (
+            &br#"{"jsonrpc": "1.0", "id": 4, "method": "tools/list"}"#[..],
+            json!(4),
+            -32600,
+            "jsonrpc",
+        ),
+    ] {
+        gateway.send_line(line).await;
+        let answer = gateway.next().await;
+        assert_eq!(answer["jsonrpc"], json!("2.0"), "{answer}");
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], json!(code), "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(why), "{answer}");
+    }
+    gateway
+        .send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}))
+        .await;
+    let answer = gateway.next().await;
+    assert_eq!(answer["id"], json!(6), "{answer}");
+    assert!(
+        answer["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{answer}"
     );
     assert!(fake.received().is_empty(), "{:?}", fake.received());
 }

@@ -41,6 +41,7 @@ mod inbox;
 mod jsonrpc;
 mod mcp;
 mod output;
+mod stdio;
 mod verify;
 mod waits;
 
@@ -104,7 +105,8 @@ pub struct Config {
     pub backend_timeout: Duration,
     /// How often the stack files are checked for changes; `None` never.
     pub reload_interval: Option<Duration>,
-    /// The largest HTTP request body accepted (bytes).
+    /// The largest HTTP request body, and the longest line over stdio,
+    /// accepted (bytes).
     pub max_body_bytes: usize,
     /// How long SIGTERM waits for calls in flight.
     pub drain_timeout: Duration,
@@ -540,8 +542,15 @@ impl Gateway {
         let handler = mcp::Session::new(self.shared.clone(), Some(caller));
         let terminated = terminate();
         tokio::pin!(terminated);
+        // Lines rmcp would drop unanswered are answered as JSON-RPC says.
+        let screened = stdio::screen(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            self.shared.config.max_body_bytes,
+        );
+        let writer = screened.writer;
         let service = tokio::select! {
-            service = handler.serve(rmcp::transport::stdio()) => {
+            service = handler.serve((screened.input, screened.output)) => {
                 service.map_err(|e| GatewayError::Protocol(e.to_string()))?
             }
             // Before the client finished initializing: nothing is in flight.
@@ -563,6 +572,8 @@ impl Gateway {
                 cancel.cancel();
             }
         }
+        // Every answer rmcp wrote reaches stdout before the process ends.
+        let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
         Ok(())
     }
 
