@@ -171,7 +171,7 @@ impl Stack {
     /// read, allocated in `arena`. One file is parsed straight into it, so
     /// the gateway never holds the stack as `serde_json` maps, and its
     /// bytes are freed once it is parsed: the tree keeps its own copy of
-    /// the strings (each key and short value once), so the text is not
+    /// the strings (a key or short value seen recently is shared), so the text is not
     /// held beside the tree and every tool while the tools are built.
     fn document<'a>(
         &'a mut self,

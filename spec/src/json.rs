@@ -532,11 +532,13 @@ pub fn parse<'a>(text: &'a str, arena: &'a Arena) -> Result<Value<'a>, ParseErro
 
 /// [`parse`], but the tree borrows nothing from `text`: every string is
 /// copied into `arena`, so the caller may drop the text as soon as this
-/// returns. Keys, and strings of up to [`SHARED_UP_TO`] bytes, are copied
-/// once per distinct string and shared (a stack repeats its keys and its
-/// short values, `type`, `script`, `text`, thousands of times), so the
-/// copies cost much less than the text they replace. The tree is the one
-/// [`parse`] builds, value for value.
+/// returns. A key, or a string of up to [`SHARED_UP_TO`] bytes, that was
+/// seen recently is not copied again but shared (a stack repeats its keys
+/// and its short values, `type`, `script`, `text`, thousands of times), so
+/// the copies cost much less than the text they replace. "Recently" is a
+/// fixed-size cache, so a document of millions of distinct names costs no
+/// more than one copy of each. The tree is the one [`parse`] builds, value
+/// for value.
 ///
 /// For a holder that keeps the tree for a while and has no use for the
 /// text (the gateway holds the tree while it builds what it serves).
@@ -596,28 +598,64 @@ impl<'a> Strings<'a, 'a> for Borrow {
     }
 }
 
-/// Strings of at most this many bytes are copied once by
-/// [`parse_detached`] and shared wherever they occur again (keys are
-/// always shared).
+/// The longest string [`parse_detached`] shares between the places it
+/// occurs (keys of any length are shared).
 pub const SHARED_UP_TO: usize = 32;
 
-/// Strings are copied into the arena, keys and short strings once each.
-#[derive(Default)]
+/// Slots in each of [`Detach`]'s caches (a power of two).
+const CACHE_SLOTS: usize = 1 << 12;
+
+/// Strings are copied into the arena; a key or short string seen recently
+/// is shared instead.
+///
+/// "Recently" is two direct-mapped caches, one for keys and one for short
+/// values, of [`CACHE_SLOTS`] slots each: a string's hash picks its slot,
+/// a hit shares the copy in it, and a miss copies the string and takes the
+/// slot. The strings a stack repeats (its keys, `type`s, `locations`) stay
+/// in their slots and are copied about once; a string seen once costs one
+/// copy and evicts nothing that matters. Unlike a set of every string,
+/// the caches never grow, so a document of millions of distinct names
+/// parses in time and memory proportional to its size.
 struct Detach<'a> {
-    seen: std::collections::HashSet<&'a str, foldhash::fast::FixedState>,
+    hasher: foldhash::fast::FixedState,
+    keys: Vec<&'a str>,
+    values: Vec<&'a str>,
+}
+
+impl Default for Detach<'_> {
+    fn default() -> Self {
+        Detach {
+            hasher: foldhash::fast::FixedState::default(),
+            keys: vec![""; CACHE_SLOTS],
+            values: vec![""; CACHE_SLOTS],
+        }
+    }
 }
 
 impl<'a> Detach<'a> {
     fn copy(&mut self, bump: &'a Bump, s: &str, key: bool) -> &'a str {
+        if s.is_empty() {
+            return "";
+        }
         if !key && s.len() > SHARED_UP_TO {
             return bump.alloc_str(s);
         }
-        if let Some(&kept) = self.seen.get(s) {
-            return kept;
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, s);
+        #[allow(clippy::cast_possible_truncation)] // the low bits pick the slot
+        let slot = hash as usize & (CACHE_SLOTS - 1);
+        let cache = if key {
+            &mut self.keys
+        } else {
+            &mut self.values
+        };
+        match cache.get_mut(slot) {
+            Some(kept) if same_key(kept, s) => *kept,
+            Some(kept) => {
+                *kept = bump.alloc_str(s);
+                *kept
+            }
+            None => bump.alloc_str(s),
         }
-        let kept: &'a str = bump.alloc_str(s);
-        self.seen.insert(kept);
-        kept
     }
 }
 
@@ -1093,7 +1131,7 @@ mod tests {
         let text = texts[4].clone();
         let root = parse_document_detached(text.as_bytes(), &arena).unwrap();
         assert_eq!(root.duplicates().map(|d| d.text), Some(text.as_str()));
-        // Keys and short strings are copied once and shared; long ones are
+        // Keys and short strings seen recently are shared; long ones are
         // copied each time.
         let doc = parse_document_detached(texts[3].as_bytes(), &arena).unwrap();
         let inner = doc
