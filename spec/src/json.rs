@@ -648,14 +648,14 @@ impl<'a> Detach<'a> {
         } else {
             &mut self.values
         };
-        match cache.get_mut(slot) {
-            Some(kept) if same_key(kept, s) => *kept,
-            Some(kept) => {
-                *kept = bump.alloc_str(s);
-                *kept
-            }
-            None => bump.alloc_str(s),
+        let Some(kept) = cache.get_mut(slot) else {
+            return bump.alloc_str(s);
+        };
+        if !same_key(kept, s) {
+            *kept = bump.alloc_str(s);
         }
+        let shared: &'a str = kept;
+        shared
     }
 }
 
