@@ -1055,3 +1055,56 @@ async fn over_stdio_a_line_that_is_no_message_is_answered_and_the_session_goes_o
     );
     assert!(fake.received().is_empty(), "{:?}", fake.received());
 }
+
+#[tokio::test]
+async fn over_stdio_every_line_before_the_end_of_stdin_is_answered() {
+    // A script that writes its lines and closes stdin (`printf … | serve`)
+    // gets every answer, the screen's included, before the process ends.
+    let fake = Fake::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = format!(
+        "{}\n",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "script", "version": "0"}}})
+    );
+    input.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    for _ in 0..500 {
+        input.push_str("garbage\n");
+    }
+    input.push_str("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
+    let stdin = dir.path().join("stdin.jsonl");
+    std::fs::write(&stdin, input).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .arg("serve")
+        .arg("--stack")
+        .arg(fixture())
+        .arg("--server")
+        .arg(&fake.url)
+        .arg("--approvals")
+        .arg(dir.path().join("approvals.sqlite"))
+        .arg("--audit")
+        .arg(dir.path().join("audit.jsonl"))
+        .env("OBJECTSTACK_API_KEY", KEY)
+        .stdin(std::fs::File::open(&stdin).unwrap())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{:?}", output.status);
+    let answers: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 502);
+    let parse_errors = answers
+        .iter()
+        .filter(|a| a["id"].is_null() && a["error"]["code"] == json!(-32700))
+        .count();
+    assert_eq!(parse_errors, 500);
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"] == json!(2) && a["result"]["tools"].is_array())
+    );
+}

@@ -153,7 +153,8 @@ impl http_body::Body for Tracked {
 /// response; an error response may have a null id or none) is an invalid
 /// request (-32600, 400); and a `tools/call` without a tool's `name`, or
 /// whose `arguments` is not an object, is invalid params (-32602) for that
-/// request's id.
+/// request's id. A lone surrogate escape in a message is passed on as
+/// U+FFFD.
 async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -> Response {
     if request.method() != axum::http::Method::POST
         || request.uri().path().trim_end_matches('/') != "/mcp"
@@ -205,6 +206,16 @@ async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -
         }
         Shape::Other => {}
     }
+    // A lone surrogate escape is read as U+FFFD, as the stack reader reads
+    // it: serde_json refuses such a string, and rmcp answered a plain-text
+    // 415 for the whole message.
+    let bytes = match std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(objectstack_spec::parse::patch_lone_surrogates)
+    {
+        Some(patched) => axum::body::Bytes::from(patched),
+        None => bytes,
+    };
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
 }

@@ -108,7 +108,8 @@ pub struct Config {
     /// The largest HTTP request body, and the longest line over stdio,
     /// accepted (bytes).
     pub max_body_bytes: usize,
-    /// How long SIGTERM waits for calls in flight.
+    /// How long SIGTERM waits for calls in flight, and how long the end of
+    /// a stdio session waits for the client to read the last answers.
     pub drain_timeout: Duration,
     /// The key approvals recorded elsewhere (the `approvals` CLI) are
     /// executed under; without it they are reported as approved and waiting.
@@ -548,33 +549,47 @@ impl Gateway {
             tokio::io::stdout(),
             self.shared.config.max_body_bytes,
         );
-        let writer = screened.writer;
-        let service = tokio::select! {
-            service = handler.serve((screened.input, screened.output)) => {
-                service.map_err(|e| GatewayError::Protocol(e.to_string()))?
+        let session = async {
+            let service = tokio::select! {
+                service = handler.serve((screened.input, screened.output)) => {
+                    service.map_err(|e| GatewayError::Protocol(e.to_string()))?
+                }
+                // Before the client finished initializing: nothing is in flight.
+                () = &mut terminated => return Ok(()),
+            };
+            let cancel = service.cancellation_token();
+            let waiting = service.waiting();
+            tokio::pin!(waiting);
+            tokio::select! {
+                done = &mut waiting => {
+                    done.map_err(|e| GatewayError::Protocol(e.to_string()))?;
+                }
+                () = terminated => {
+                    tracing::info!("SIGTERM: waiting for the calls in flight");
+                    self.drain().await;
+                    // The last answers go out through rmcp's writer after their
+                    // calls return: give it a moment before the service stops.
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    cancel.cancel();
+                }
             }
-            // Before the client finished initializing: nothing is in flight.
-            () = &mut terminated => return Ok(()),
+            Ok(())
         };
-        let cancel = service.cancellation_token();
-        let waiting = service.waiting();
-        tokio::pin!(waiting);
-        tokio::select! {
-            done = &mut waiting => {
-                done.map_err(|e| GatewayError::Protocol(e.to_string()))?;
-            }
-            () = terminated => {
-                tracing::info!("SIGTERM: waiting for the calls in flight");
-                self.drain().await;
-                // The last answers go out through rmcp's writer after their
-                // calls return: give it a moment before the service stops.
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                cancel.cancel();
-            }
+        let ended = session.await;
+        // Whichever way the session ended, rmcp's end of the pipe is closed
+        // now, and every line it wrote (and every answer of the screen's)
+        // goes to stdout before the process ends; a client that never
+        // reads stdout holds it at most `drain_timeout`.
+        if tokio::time::timeout(self.shared.config.drain_timeout, screened.writer)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "stdout was not read within {:?}: the last answers were not all written",
+                self.shared.config.drain_timeout
+            );
         }
-        // Every answer rmcp wrote reaches stdout before the process ends.
-        let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
-        Ok(())
+        ended
     }
 
     /// The HTTP application: the MCP endpoint at `/mcp` and the approvals

@@ -13,12 +13,18 @@
 //! - JSON that is not a JSON-RPC 2.0 message: -32600, with the request's
 //!   id when it has a usable one;
 //! - a `tools/call` whose params are no tool call: -32602;
-//! - a line longer than [`crate::Config::max_body_bytes`]: -32600, and the
+//! - a line longer than [`crate::Config::max_body_bytes`] (or than rmcp's
+//!   own limit of 16 MiB, which it drops without a word): -32600, and the
 //!   line is skipped to its end without being held;
-//! - anything else goes to rmcp as it was.
+//! - anything else goes to rmcp, with each lone surrogate escape (`\ud800`
+//!   without its pair) written as U+FFFD, as the stack reader reads them:
+//!   serde_json refuses such a string, and rmcp dropped the line unanswered.
 //!
 //! rmcp writes into a pipe whose lines are copied to stdout, and the
-//! answers above go out between two of its lines, never inside one.
+//! answers above go out between two of its lines, never inside one. Both
+//! pipes are bounded: a client that stops reading stdout stops the reading
+//! of stdin, as rmcp alone did, so garbage written without end is not
+//! answered into memory without end.
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -28,6 +34,16 @@ use crate::jsonrpc::Shape;
 
 /// Room in each pipe between the screen and rmcp.
 const PIPE_BYTES: usize = 64 << 10;
+
+/// Answers waiting for stdout before stdin is read further.
+const PENDING_ANSWERS: usize = 64;
+
+/// The longest line rmcp reads (its codec's default); longer ones it
+/// drops unanswered.
+const RMCP_MAX_LINE: usize = 16 << 20;
+
+/// The writer's line buffer is given back once a line this long is out.
+const KEPT_LINE_BYTES: usize = 64 << 10;
 
 /// The ends rmcp serves on, and the task that copies its answers out.
 pub(crate) struct Screened {
@@ -41,15 +57,16 @@ pub(crate) struct Screened {
 }
 
 /// Screens `stdin` for rmcp and writes to `stdout` (see the module
-/// documentation). `limit` is the longest line read.
+/// documentation). `limit` is the longest line read (at most rmcp's).
 pub(crate) fn screen<R, W>(stdin: R, stdout: W, limit: usize) -> Screened
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let limit = limit.min(RMCP_MAX_LINE);
     let (input, to_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (output, from_rmcp) = tokio::io::duplex(PIPE_BYTES);
-    let (answers, answered) = mpsc::unbounded_channel();
+    let (answers, answered) = mpsc::channel(PENDING_ANSWERS);
     tokio::spawn(read(BufReader::new(stdin), to_rmcp, answers, limit));
     let writer = tokio::spawn(write(BufReader::new(from_rmcp), answered, stdout));
     Screened {
@@ -109,7 +126,7 @@ async fn next_line<R: AsyncBufRead + Unpin>(
 async fn read<R: AsyncBufRead + Unpin>(
     mut stdin: R,
     mut to_rmcp: tokio::io::DuplexStream,
-    answers: mpsc::UnboundedSender<Vec<u8>>,
+    answers: mpsc::Sender<Vec<u8>>,
     limit: usize,
 ) {
     let mut line = Vec::new();
@@ -129,6 +146,10 @@ async fn read<R: AsyncBufRead + Unpin>(
                 match answer(text) {
                     Some(answer) => answer,
                     None => {
+                        let patched = std::str::from_utf8(text)
+                            .ok()
+                            .and_then(objectstack_spec::parse::patch_lone_surrogates);
+                        let text = patched.as_ref().map_or(text, |p| p.as_bytes());
                         let sent = async {
                             to_rmcp.write_all(text).await?;
                             to_rmcp.write_all(b"\n").await?;
@@ -143,7 +164,7 @@ async fn read<R: AsyncBufRead + Unpin>(
                 }
             }
         };
-        if answers.send(answer).is_err() {
+        if answers.send(answer).await.is_err() {
             break;
         }
     }
@@ -181,10 +202,12 @@ fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
 }
 
 /// Copies rmcp's lines and the screen's answers to `stdout`, a line at a
-/// time, until rmcp's end is closed.
+/// time, until rmcp's end is closed; then the answers already waiting go
+/// out too (the screen answers every line it read before it closes rmcp's
+/// input, so at the end of stdin they are all waiting).
 async fn write<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     mut from_rmcp: R,
-    mut answered: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut answered: mpsc::Receiver<Vec<u8>>,
     mut stdout: W,
 ) {
     let mut line = Vec::new();
@@ -195,18 +218,21 @@ async fn write<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
                 match read {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
-                        if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
-                            break;
+                        if put(&mut stdout, &line).await.is_err() {
+                            return;
                         }
                         line.clear();
+                        if line.capacity() > KEPT_LINE_BYTES {
+                            line = Vec::new();
+                        }
                     }
                 }
             }
             answer = answered.recv(), if screening => {
                 match answer {
                     Some(answer) => {
-                        if stdout.write_all(&answer).await.is_err() || stdout.flush().await.is_err() {
-                            break;
+                        if put(&mut stdout, &answer).await.is_err() {
+                            return;
                         }
                     }
                     None => screening = false,
@@ -214,11 +240,22 @@ async fn write<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
             }
         }
     }
-    // An unfinished last line, as rmcp left it.
-    if !line.is_empty() {
-        let _ = stdout.write_all(&line).await;
+    // An unfinished last line, as rmcp left it, then what is waiting.
+    if !line.is_empty() && put(&mut stdout, &line).await.is_err() {
+        return;
     }
-    let _ = stdout.flush().await;
+    answered.close();
+    while let Some(answer) = answered.recv().await {
+        if put(&mut stdout, &answer).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Writes `bytes` to `stdout` and flushes.
+async fn put<W: AsyncWrite + Unpin>(stdout: &mut W, bytes: &[u8]) -> std::io::Result<()> {
+    stdout.write_all(bytes).await?;
+    stdout.flush().await
 }
 
 #[cfg(test)]
@@ -228,19 +265,26 @@ mod tests {
     /// Feeds `input` through the screen with an echoing "rmcp" that
     /// answers each message line with `ok <line>`, and returns stdout.
     async fn run(input: &[u8], limit: usize) -> String {
+        run_with(input.to_vec(), limit, true).await
+    }
+
+    /// [`run`], with an "rmcp" that echoes or (`echo` false) answers
+    /// nothing and closes its output at the end of its input.
+    async fn run_with(input: Vec<u8>, limit: usize, echo: bool) -> String {
         let (stdout, mut seen) = tokio::io::duplex(1 << 20);
-        let screened = screen(std::io::Cursor::new(input.to_vec()), stdout, limit);
         let Screened {
             input: rmcp_in,
             output: mut rmcp_out,
             writer,
-        } = screened;
+        } = screen(std::io::Cursor::new(input), stdout, limit);
         let mut lines = BufReader::new(rmcp_in).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            rmcp_out
-                .write_all(format!("ok {line}\n").as_bytes())
-                .await
-                .unwrap();
+            if echo {
+                rmcp_out
+                    .write_all(format!("ok {line}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
         }
         drop(rmcp_out);
         writer.await.unwrap();
@@ -331,6 +375,60 @@ mod tests {
         );
         let out = run(format!("{exact}\n").as_bytes(), exact.len()).await;
         assert_eq!(out, format!("ok {exact}\n"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_answer_goes_out_when_stdin_ends_and_rmcp_with_it() {
+        for _ in 0..20 {
+            let input = b"garbage\n".repeat(1_000);
+            let out = run_with(input, 1 << 20, false).await;
+            assert_eq!(out.lines().count(), 1_000);
+            assert!(out.lines().all(|l| l.contains("-32700")));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lone_surrogate_escape_reaches_rmcp_as_the_replacement_character() {
+        let line = br#"{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":{"a":"x\ud800y","b":"\ud83d\ude00"}}}"#;
+        let out = run(&[&line[..], b"\n"].concat(), 1 << 20).await;
+        assert_eq!(
+            out,
+            "ok {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":{\"_meta\":{\"a\":\"x\\uFFFDy\",\"b\":\"\\ud83d\\ude00\"}}}\n"
+        );
+    }
+
+    /// Endless lines of garbage, counting the bytes read.
+    struct Endless(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+    impl AsyncRead for Endless {
+        fn poll_read(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            let chunk = b"garbage\n".repeat(buf.remaining() / 8);
+            buf.put_slice(&chunk);
+            self.0
+                .fetch_add(chunk.len(), std::sync::atomic::Ordering::Relaxed);
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_client_that_does_not_read_stdout_stops_the_reading_of_stdin() {
+        let read = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        // stdout with room for about 30 answers, never read.
+        let (stdout, _unread) = tokio::io::duplex(4 << 10);
+        let screened = screen(Endless(read.clone()), stdout, 1 << 20);
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let first = read.load(std::sync::atomic::Ordering::Relaxed);
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let then = read.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(first, then, "stdin is still read");
+        // What was read before it stopped: the answers that fit stdout and
+        // the queue, and a reader's buffer.
+        assert!(first < 1 << 20, "{first} bytes read");
+        drop(screened);
     }
 
     #[tokio::test]

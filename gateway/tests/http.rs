@@ -777,6 +777,20 @@ async fn a_body_that_is_no_single_json_rpc_message_is_answered_as_json_rpc_says(
         assert_eq!(answer["error"]["code"], json!(code), "{body}: {answer}");
         assert_eq!(answer["id"], id, "{body}: {answer}");
     }
+    // A lone surrogate escape is read as U+FFFD (rmcp answered the whole
+    // message with a plain-text 415).
+    let response = send(
+        r#"{"jsonrpc": "2.0", "id": 11, "method": "initialize", "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "x\ud800", "version": "0"}}}"#
+            .to_owned(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer = response.text().await.unwrap();
+    assert!(
+        answer.contains(r#""id":11,"result":{"protocolVersion""#),
+        "{answer}"
+    );
     // Without a key it is 401 all the same.
     let response = reqwest::Client::new()
         .post(running.url("/mcp"))
