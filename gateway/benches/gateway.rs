@@ -5,6 +5,8 @@
 //! - `gateway_call`: the same call as an MCP `tools/call` over Streamable
 //!   HTTP through the gateway (validation, dispatch, audit line); the
 //!   difference of the two medians is the gateway's added latency;
+//! - `stdio_call`: the same call over the stdio transport (`serve_io` on an
+//!   in-process pipe, so the screen in front of rmcp is measured too);
 //! - `gateway_16_clients`: 16 concurrent MCP clients, 64 calls each
 //!   (throughput in calls/s);
 //! - `tools_list_10000`: `tools/list` of a 10,000-tool stack over HTTP, by
@@ -61,6 +63,17 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             runtime.block_on(async {
                 let result = single.call_tool(common::params()).await.unwrap();
+                assert_eq!(result.is_error, Some(false));
+            })
+        });
+        fake.clear();
+    });
+
+    let piped = runtime.block_on(common::stdio_client(&fake.url, &small, dir.path()));
+    group.bench_function("stdio_call", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let result = piped.call_tool(common::params()).await.unwrap();
                 assert_eq!(result.is_error, Some(false));
             })
         });

@@ -527,6 +527,25 @@ impl Gateway {
     /// until the client disconnects or SIGTERM (which waits for the calls
     /// in flight).
     pub async fn serve_stdio(&self, key: Option<ApiKey>) -> Result<(), GatewayError> {
+        self.serve_io(key, tokio::io::stdin(), tokio::io::stdout())
+            .await
+    }
+
+    /// [`Gateway::serve_stdio`] over any pair of byte streams (a pipe, a
+    /// socket, an in-process duplex): one MCP session, a JSON-RPC message
+    /// per line read from `input` and written to `output`, every call under
+    /// `key`, until `input` ends or SIGTERM. Audit lines name the transport
+    /// `stdio`.
+    pub async fn serve_io<R, W>(
+        &self,
+        key: Option<ApiKey>,
+        input: R,
+        output: W,
+    ) -> Result<(), GatewayError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         use rmcp::ServiceExt;
         let _watcher = self.spawn_watcher();
         let _executor = self.spawn_executor(Duration::from_secs(5));
@@ -544,11 +563,7 @@ impl Gateway {
         let terminated = terminate();
         tokio::pin!(terminated);
         // Lines rmcp would drop unanswered are answered as JSON-RPC says.
-        let screened = stdio::screen(
-            tokio::io::stdin(),
-            tokio::io::stdout(),
-            self.shared.config.max_body_bytes,
-        );
+        let screened = stdio::screen(input, output, self.shared.config.max_body_bytes);
         let session = async {
             let service = tokio::select! {
                 service = handler.serve((screened.input, screened.output)) => {

@@ -121,3 +121,32 @@ pub async fn start_gateway(server: &str, stack: &Path, dir: &Path) -> String {
     });
     url
 }
+
+/// A gateway serving `stack` in front of `server` over an in-process pipe
+/// (its stdio transport, `Gateway::serve_io`), on a spawned task of the
+/// current runtime, and rmcp's client on the other end.
+pub async fn stdio_client(
+    server: &str,
+    stack: &Path,
+    dir: &Path,
+) -> RunningService<RoleClient, ClientConfig> {
+    let mut config = Config::new(vec![stack.to_owned()]);
+    config.server = Some(server.to_owned());
+    config.approvals = dir.join("stdio-approvals.sqlite");
+    config.audit = Some(dir.join("stdio-audit.jsonl"));
+    config.reload_interval = None;
+    let gateway = Gateway::new(config).unwrap();
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (input, output) = tokio::io::split(theirs);
+    tokio::spawn(async move {
+        let _ = gateway
+            .serve_io(objectstack_gateway::ApiKey::new(KEY), input, output)
+            .await;
+    });
+    let config = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("bench", "0"),
+    )
+    .with_protocol_version(ProtocolVersion::V_2025_11_25);
+    config.serve(tokio::io::split(ours)).await.unwrap()
+}
