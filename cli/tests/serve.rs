@@ -1033,6 +1033,20 @@ async fn over_stdio_a_line_that_is_no_message_is_answered_and_the_session_goes_o
             -32600,
             "jsonrpc",
         ),
+        // rmcp answered these without an id, which the official Python
+        // client cannot read, or not at all.
+        (
+            &br#"{"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": 5}"#[..],
+            json!(5),
+            -32602,
+            "`tools/list` does not take these params",
+        ),
+        (
+            &b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"ping\", \"x\": \"caf\xe9\"}"[..],
+            json!(null),
+            -32700,
+            "not UTF-8",
+        ),
     ] {
         gateway.send_line(line).await;
         let answer = gateway.next().await;
@@ -1042,6 +1056,10 @@ async fn over_stdio_a_line_that_is_no_message_is_answered_and_the_session_goes_o
         let message = answer["error"]["message"].as_str().unwrap_or("");
         assert!(message.contains(why), "{answer}");
     }
+    // A notification is never answered, even one rmcp cannot read.
+    gateway
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized", "params": 5}))
+        .await;
     gateway
         .send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}))
         .await;
@@ -1107,4 +1125,63 @@ async fn over_stdio_every_line_before_the_end_of_stdin_is_answered() {
             .iter()
             .any(|a| a["id"] == json!(2) && a["result"]["tools"].is_array())
     );
+}
+
+#[tokio::test]
+async fn over_stdio_a_call_still_running_when_stdin_ends_is_waited_for_and_audited() {
+    // rmcp lets go of a call 5 s after its input ends; the gateway waits
+    // for it (up to the drain timeout), so what ran is audited.
+    let fake = Fake::start().await;
+    *fake.state.action_delay.lock().unwrap() = Some(Duration::from_secs(6));
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "script", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "action_ticket_stats", "arguments": {}}}),
+    ];
+    let stdin = dir.path().join("stdin.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&stdin, text).unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let started = std::time::Instant::now();
+    let status = tokio::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .arg("serve")
+        .arg("--stack")
+        .arg(fixture())
+        .arg("--server")
+        .arg(&fake.url)
+        .arg("--approvals")
+        .arg(dir.path().join("approvals.sqlite"))
+        .arg("--audit")
+        .arg(&audit)
+        .env("OBJECTSTACK_API_KEY", KEY)
+        .stdin(std::fs::File::open(&stdin).unwrap())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() >= Duration::from_secs(6));
+    let audited = std::fs::read_to_string(&audit).unwrap();
+    let entries: Vec<Value> = audited
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 1, "{audited}");
+    assert_eq!(
+        entries[0]["tool"],
+        json!("action_ticket_stats"),
+        "{audited}"
+    );
+    assert_eq!(entries[0]["outcome"], json!("ok"), "{audited}");
+    let posts = fake
+        .received()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 1);
 }

@@ -19,6 +19,7 @@
 //! approvals API shows and decides only actions on objects the key may
 //! read (403 for one it may not; the listing leaves them out).
 
+use std::borrow::Cow;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -38,7 +39,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Shared;
 use crate::identity::{ApiKey, Caller, Transport};
-use crate::jsonrpc::Shape;
+use crate::jsonrpc::Verdict;
 use crate::mcp::Session;
 use crate::verify::Refusal;
 
@@ -176,45 +177,28 @@ async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -
         )
             .into_response()
     };
-    match crate::jsonrpc::shape(&bytes) {
-        Shape::NotJson(why) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                &serde_json::Value::Null,
-                -32700,
-                &format!("Parse error: the body is not JSON ({why})"),
-            );
+    let bytes = match crate::jsonrpc::verdict(&bytes, "body") {
+        Verdict::Pass(Cow::Borrowed(_)) => bytes,
+        Verdict::Pass(Cow::Owned(patched)) => axum::body::Bytes::from(patched),
+        Verdict::Answer { id, code, message } => {
+            let status = if code == -32602 {
+                StatusCode::OK
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return rpc_error(status, &id, code, &message);
         }
-        Shape::Batch => {
+        // Over HTTP a notification or response that cannot be accepted is
+        // refused with an error status (Streamable HTTP), and the body may
+        // be an error without an id.
+        Verdict::Drop(why) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
                 &serde_json::Value::Null,
                 -32600,
-                "Invalid Request: JSON-RPC batches are not supported; send one message per request",
+                &format!("Invalid Request: the {why}"),
             );
         }
-        Shape::Invalid(id, why) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                &id,
-                -32600,
-                &format!("Invalid Request: {why}"),
-            );
-        }
-        Shape::BadParams(id, why) => {
-            return rpc_error(StatusCode::OK, &id, -32602, &why);
-        }
-        Shape::Other => {}
-    }
-    // A lone surrogate escape is read as U+FFFD, as the stack reader reads
-    // it: serde_json refuses such a string, and rmcp answered a plain-text
-    // 415 for the whole message.
-    let bytes = match std::str::from_utf8(&bytes)
-        .ok()
-        .and_then(objectstack_spec::parse::patch_lone_surrogates)
-    {
-        Some(patched) => axum::body::Bytes::from(patched),
-        None => bytes,
     };
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await

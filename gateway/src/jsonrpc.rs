@@ -5,6 +5,7 @@
 //! and `arguments` are skipped, not built) rather than parsing it into a
 //! tree that rmcp then builds again.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
@@ -145,6 +146,10 @@ impl Probe {
             return invalid("`id` must be a string or an integer (of 64 bits)");
         }
         match &self.method {
+            Some(Value::String(_)) if self.result.is_some() || self.error.is_some() => invalid(
+                "a message is a request or notification (`method`) or a response (`result` or \
+                 `error`), not both",
+            ),
             Some(Value::String(method)) => {
                 if method == "tools/call"
                     && self.id.is_some()
@@ -165,6 +170,98 @@ impl Probe {
                  (`id` with `result`, or `error`)",
             ),
         }
+    }
+}
+
+/// What to do with one message: a `POST /mcp` body or a stdio line.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Verdict<'a> {
+    /// Hand it to rmcp: the bytes, with each lone surrogate escape written
+    /// as U+FFFD when it had any.
+    Pass(Cow<'a, [u8]>),
+    /// Answer it with this JSON-RPC error, and hand rmcp nothing.
+    Answer {
+        /// The request's id, or `null`.
+        id: Value,
+        /// The JSON-RPC error code.
+        code: i64,
+        /// What is wrong.
+        message: String,
+    },
+    /// Drop it: a notification or response rmcp cannot read, which
+    /// JSON-RPC never answers; why, for the log.
+    Drop(String),
+}
+
+/// The verdict on `body`, a message sent as one `what` ("body" or
+/// "line"). Past [`shape`]'s checks, the message is read as rmcp reads it
+/// (`ClientJsonRpcMessage`), so what rmcp would refuse (with a plain-text
+/// 415 over HTTP, an answer without an id or none at all over stdio) is
+/// answered here with the request's id: -32602 when a request's `params`
+/// do not fit its method.
+pub(crate) fn verdict<'a>(body: &'a [u8], what: &str) -> Verdict<'a> {
+    let answer = |id: Value, code: i64, message: String| Verdict::Answer { id, code, message };
+    match shape(body) {
+        Shape::Other => {}
+        Shape::NotJson(why) => {
+            return answer(
+                Value::Null,
+                -32700,
+                format!("Parse error: the {what} is not JSON ({why})"),
+            );
+        }
+        Shape::Batch => {
+            return answer(
+                Value::Null,
+                -32600,
+                format!(
+                    "Invalid Request: JSON-RPC batches are not supported; send one message per \
+                     {what}"
+                ),
+            );
+        }
+        Shape::Invalid(id, why) => return answer(id, -32600, format!("Invalid Request: {why}")),
+        Shape::BadParams(id, why) => return answer(id, -32602, why),
+    }
+    let text = match std::str::from_utf8(body) {
+        Ok(text) => text,
+        Err(e) => {
+            return answer(
+                Value::Null,
+                -32700,
+                format!(
+                    "Parse error: the {what} is not UTF-8 (at byte {})",
+                    e.valid_up_to()
+                ),
+            );
+        }
+    };
+    let text: Cow<'a, str> = match objectstack_spec::parse::patch_lone_surrogates(text) {
+        Some(patched) => Cow::Owned(patched),
+        None => Cow::Borrowed(text),
+    };
+    let Err(e) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(&text) else {
+        return Verdict::Pass(match text {
+            Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+            Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+        });
+    };
+    // What the message is, as `shape` already found it well formed.
+    let Ok(probe) = serde_json::from_str::<Probe>(&text) else {
+        return answer(Value::Null, -32600, format!("Invalid Request: {e}"));
+    };
+    let id = match probe.id {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id,
+        _ => Value::Null,
+    };
+    match probe.method {
+        Some(Value::String(method)) if !id.is_null() => answer(
+            id,
+            -32602,
+            format!("Invalid params: `{method}` does not take these params ({e})"),
+        ),
+        Some(Value::String(method)) => Verdict::Drop(format!("notification `{method}`: {e}")),
+        _ => Verdict::Drop(format!("response: {e}")),
     }
 }
 
@@ -519,5 +616,99 @@ mod tests {
         assert_eq!(shape(at_limit.as_bytes()), Shape::Other);
         let over = at_limit.replacen("[", "[[", 1).replacen("]", "]]", 1);
         assert!(matches!(shape(over.as_bytes()), Shape::Invalid(..)));
+    }
+}
+
+#[cfg(test)]
+mod verdicts {
+    use super::*;
+    use serde_json::json;
+
+    fn of(text: &[u8]) -> Verdict<'_> {
+        verdict(text, "line")
+    }
+
+    fn answered(text: &[u8]) -> (Value, i64, String) {
+        match of(text) {
+            Verdict::Answer { id, code, message } => (id, code, message),
+            other => panic!("{}: {other:?}", String::from_utf8_lossy(text)),
+        }
+    }
+
+    #[test]
+    fn what_rmcp_reads_passes_as_it_was() {
+        for text in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#[..],
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}"#,
+            br#"{"jsonrpc":"2.0","id":2,"method":"foo/bar","params":{"x":1}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            br#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{}}}"#,
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"no"}}"#,
+        ] {
+            assert_eq!(
+                of(text),
+                Verdict::Pass(Cow::Borrowed(text)),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
+
+    #[test]
+    fn a_lone_surrogate_escape_is_passed_as_the_replacement_character() {
+        let text = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":"\ud800"}}}"#;
+        let Verdict::Pass(Cow::Owned(patched)) = of(text) else {
+            panic!("{:?}", of(text));
+        };
+        assert_eq!(
+            patched,
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":"\uFFFD"}}}"#
+        );
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_in_a_string_are_a_parse_error() {
+        let (id, code, message) =
+            answered(b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\",\"x\":\"\xff\"}");
+        assert_eq!((id, code), (Value::Null, -32700));
+        assert!(message.contains("not UTF-8 (at byte 45)"), "{message}");
+    }
+
+    #[test]
+    fn params_rmcp_cannot_read_are_invalid_params_for_the_request_id() {
+        for (text, id) in [
+            (&br#"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":5}"#[..], json!(8)),
+            (br#"{"jsonrpc":"2.0","id":"p","method":"ping","params":5}"#, json!("p")),
+            (
+                br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","_meta":"m"}}"#,
+                json!(9),
+            ),
+        ] {
+            let (got, code, message) = answered(text);
+            assert_eq!((got, code), (id, -32602), "{message}");
+            assert!(message.starts_with("Invalid params: `"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_notification_or_response_rmcp_cannot_read_is_not_answered() {
+        for text in [
+            &br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":5}"#[..],
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}"#,
+        ] {
+            assert!(
+                matches!(of(text), Verdict::Drop(_)),
+                "{}: {:?}",
+                String::from_utf8_lossy(text),
+                of(text)
+            );
+        }
+    }
+
+    #[test]
+    fn a_message_that_is_both_a_request_and_a_response_is_invalid() {
+        let (id, code, _) =
+            answered(br#"{"jsonrpc":"2.0","id":115,"method":"tools/list","result":{}}"#);
+        assert_eq!((id, code), (json!(115), -32600));
     }
 }

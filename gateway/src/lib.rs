@@ -527,8 +527,21 @@ impl Gateway {
     /// until the client disconnects or SIGTERM (which waits for the calls
     /// in flight).
     pub async fn serve_stdio(&self, key: Option<ApiKey>) -> Result<(), GatewayError> {
-        self.serve_io(key, tokio::io::stdin(), tokio::io::stdout())
-            .await
+        let served = self
+            .serve_io(key, tokio::io::stdin(), tokio::io::stdout())
+            .await;
+        // The end of stdin ends the session while calls may still run (rmcp
+        // waits a few seconds for their answers, then lets go): each is
+        // waited for, as on SIGTERM, so what it did on the server is in
+        // the audit trail before the process ends.
+        if !self.shared.tracker.is_empty() {
+            tracing::info!(
+                calls = self.shared.tracker.len(),
+                "the session ended: waiting for the calls in flight"
+            );
+        }
+        self.drain().await;
+        served
     }
 
     /// [`Gateway::serve_stdio`] over any pair of byte streams (a pipe, a
@@ -690,13 +703,27 @@ impl Gateway {
     }
 }
 
-/// Resolves on SIGTERM (or Ctrl-C); never on platforms without signals.
+/// Resolves on SIGTERM, SIGHUP (or Ctrl-C); never on platforms without
+/// signals.
 fn terminate() -> impl std::future::Future<Output = ()> + Send + 'static {
     // The handler is installed now, not when the future is first polled:
     // a SIGTERM that arrives while a session is still being set up is
     // then a drain, not the default action (the process killed).
     #[cfg(unix)]
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    // SIGHUP (the terminal that ran it closed) drains too, rather than
+    // killing the calls in flight.
+    #[cfg(unix)]
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    #[cfg(unix)]
+    async fn hup(hangup: &mut Option<tokio::signal::unix::Signal>) {
+        match hangup {
+            Some(signal) => {
+                signal.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    }
     async move {
         #[cfg(unix)]
         {
@@ -704,6 +731,7 @@ fn terminate() -> impl std::future::Future<Output = ()> + Send + 'static {
                 Some(mut term) => {
                     tokio::select! {
                         _ = term.recv() => {}
+                        _ = hup(&mut hangup) => {}
                         _ = tokio::signal::ctrl_c() => {}
                     }
                 }

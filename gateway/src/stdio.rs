@@ -6,13 +6,16 @@
 //! gets no answer, and a client waiting for one waits forever. JSON-RPC 2.0
 //! says a parse error is answered (-32700, id `null`). So the gateway reads
 //! stdin itself, line by line, and screens each line as the HTTP endpoint
-//! screens a body ([`crate::jsonrpc::shape`]):
+//! screens a body ([`crate::jsonrpc::verdict`]):
 //!
-//! - text that is not JSON: -32700;
+//! - text that is not JSON, or not UTF-8: -32700;
 //! - a batch: -32600 (no revision this server speaks has batches);
 //! - JSON that is not a JSON-RPC 2.0 message: -32600, with the request's
 //!   id when it has a usable one;
-//! - a `tools/call` whose params are no tool call: -32602;
+//! - a `tools/call` whose params are no tool call, or any request whose
+//!   params rmcp cannot read as its method's: -32602;
+//! - a notification rmcp cannot read: nothing (JSON-RPC answers no
+//!   notification), and rmcp does not see it;
 //! - a line longer than [`crate::Config::max_body_bytes`] (or than rmcp's
 //!   own limit of 16 MiB, which it drops without a word): -32600, and the
 //!   line is skipped to its end without being held;
@@ -30,7 +33,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use crate::jsonrpc::Shape;
+use crate::jsonrpc::Verdict;
 
 /// Room in each pipe between the screen and rmcp.
 const PIPE_BYTES: usize = 64 << 10;
@@ -143,15 +146,15 @@ async fn read<R: AsyncBufRead + Unpin>(
                 if text.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                match answer(text) {
-                    Some(answer) => answer,
-                    None => {
-                        let patched = std::str::from_utf8(text)
-                            .ok()
-                            .and_then(objectstack_spec::parse::patch_lone_surrogates);
-                        let text = patched.as_ref().map_or(text, |p| p.as_bytes());
+                match crate::jsonrpc::verdict(text, "line") {
+                    Verdict::Answer { id, code, message } => error(&id, code, &message),
+                    Verdict::Drop(why) => {
+                        tracing::debug!("not answered, as JSON-RPC says: the {why}");
+                        continue;
+                    }
+                    Verdict::Pass(text) => {
                         let sent = async {
-                            to_rmcp.write_all(text).await?;
+                            to_rmcp.write_all(&text).await?;
                             to_rmcp.write_all(b"\n").await?;
                             to_rmcp.flush().await
                         };
@@ -170,26 +173,6 @@ async fn read<R: AsyncBufRead + Unpin>(
     }
     // rmcp sees the end of its input and stops, as at the end of stdin.
     let _ = to_rmcp.shutdown().await;
-}
-
-/// The answer to a line that is no message for rmcp, or `None` for one
-/// that is.
-fn answer(line: &[u8]) -> Option<Vec<u8>> {
-    Some(match crate::jsonrpc::shape(line) {
-        Shape::Other => return None,
-        Shape::NotJson(why) => error(
-            &Value::Null,
-            -32700,
-            &format!("Parse error: the line is not JSON ({why})"),
-        ),
-        Shape::Batch => error(
-            &Value::Null,
-            -32600,
-            "Invalid Request: JSON-RPC batches are not supported; send one message per line",
-        ),
-        Shape::Invalid(id, why) => error(&id, -32600, &format!("Invalid Request: {why}")),
-        Shape::BadParams(id, why) => error(&id, -32602, &why),
-    })
 }
 
 /// A JSON-RPC error response, as one line.

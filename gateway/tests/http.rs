@@ -759,6 +759,20 @@ async fn a_body_that_is_no_single_json_rpc_message_is_answered_as_json_rpc_says(
             Value::Null,
         ),
         ("123".to_owned(), 400, -32600, Value::Null),
+        // Params rmcp cannot read (it answered a plain-text 415).
+        (
+            json!({"jsonrpc": "2.0", "id": 12, "method": "tools/list", "params": 5}).to_string(),
+            200,
+            -32602,
+            json!(12),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized", "params": 5})
+                .to_string(),
+            400,
+            -32600,
+            Value::Null,
+        ),
         (
             format!(
                 "{{\"jsonrpc\": \"2.0\", \"id\": 10, \"method\": \"ping\", \"params\": {{\"x\": {}{}}}}}",
