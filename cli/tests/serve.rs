@@ -1074,6 +1074,32 @@ async fn over_stdio_a_line_that_is_no_message_is_answered_and_the_session_goes_o
     assert!(fake.received().is_empty(), "{:?}", fake.received());
 }
 
+/// `serve` over stdio as a script runs it: `input` written to a file that
+/// is its whole stdin (so stdin ends after it), its audit trail in `dir`.
+/// Returns the process's stdout once it exits (it must exit 0).
+async fn scripted(fake: &Fake, dir: &Path, input: &str) -> String {
+    let stdin = dir.join("stdin.jsonl");
+    std::fs::write(&stdin, input).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
+        .arg("serve")
+        .arg("--stack")
+        .arg(fixture())
+        .arg("--server")
+        .arg(&fake.url)
+        .arg("--approvals")
+        .arg(dir.join("approvals.sqlite"))
+        .arg("--audit")
+        .arg(dir.join("audit.jsonl"))
+        .env("OBJECTSTACK_API_KEY", KEY)
+        .stdin(std::fs::File::open(&stdin).unwrap())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{:?}", output.status);
+    String::from_utf8(output.stdout).unwrap()
+}
+
 #[tokio::test]
 async fn over_stdio_every_line_before_the_end_of_stdin_is_answered() {
     // A script that writes its lines and closes stdin (`printf … | serve`)
@@ -1091,26 +1117,8 @@ async fn over_stdio_every_line_before_the_end_of_stdin_is_answered() {
         input.push_str("garbage\n");
     }
     input.push_str("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
-    let stdin = dir.path().join("stdin.jsonl");
-    std::fs::write(&stdin, input).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
-        .arg("serve")
-        .arg("--stack")
-        .arg(fixture())
-        .arg("--server")
-        .arg(&fake.url)
-        .arg("--approvals")
-        .arg(dir.path().join("approvals.sqlite"))
-        .arg("--audit")
-        .arg(dir.path().join("audit.jsonl"))
-        .env("OBJECTSTACK_API_KEY", KEY)
-        .stdin(std::fs::File::open(&stdin).unwrap())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{:?}", output.status);
-    let answers: Vec<Value> = String::from_utf8(output.stdout)
-        .unwrap()
+    let stdout = scripted(&fake, dir.path(), &input).await;
+    let answers: Vec<Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -1142,29 +1150,10 @@ async fn over_stdio_a_call_still_running_when_stdin_ends_is_waited_for_and_audit
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                "params": {"name": "action_ticket_stats", "arguments": {}}}),
     ];
-    let stdin = dir.path().join("stdin.jsonl");
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&stdin, text).unwrap();
     let audit = dir.path().join("audit.jsonl");
     let started = std::time::Instant::now();
-    let status = tokio::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
-        .arg("serve")
-        .arg("--stack")
-        .arg(fixture())
-        .arg("--server")
-        .arg(&fake.url)
-        .arg("--approvals")
-        .arg(dir.path().join("approvals.sqlite"))
-        .arg("--audit")
-        .arg(&audit)
-        .env("OBJECTSTACK_API_KEY", KEY)
-        .stdin(std::fs::File::open(&stdin).unwrap())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .await
-        .unwrap();
-    assert!(status.success(), "{status:?}");
+    scripted(&fake, dir.path(), &text).await;
     assert!(started.elapsed() >= Duration::from_secs(6));
     let audited = std::fs::read_to_string(&audit).unwrap();
     let entries: Vec<Value> = audited
