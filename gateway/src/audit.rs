@@ -42,7 +42,9 @@ pub struct Entry<'a> {
     pub tool: &'a str,
     /// The SHA-256 of the canonical input.
     pub input_sha256: Option<String>,
-    /// `ok`, `error`, `refused`, `pending`, `executed`, `failed`, `rejected`, `declined`.
+    /// `ok`, `error`, `refused`, `pending`, `executed`, `failed`, `rejected`, `declined`,
+    /// or `abandoned` (the process ended while the call ran: it may have
+    /// run on the server).
     pub outcome: &'a str,
     /// The pending action, when the call proposed or decided one.
     pub pending_id: Option<&'a str>,

@@ -703,6 +703,64 @@ impl Gateway {
     }
 }
 
+/// A call in progress, audited `abandoned` if it is dropped before it
+/// finishes: when the process ends with the call still running (SIGTERM
+/// or the end of stdin waited `drain_timeout` for it), the runtime drops
+/// its task, and the trail says the action may have run on the server,
+/// with no outcome, instead of saying nothing.
+struct Unfinished<'a> {
+    shared: &'a Shared,
+    caller: &'a Caller,
+    name: &'a str,
+    sha: Option<String>,
+    started: Instant,
+    running: bool,
+}
+
+impl<'a> Unfinished<'a> {
+    fn watch(
+        shared: &'a Shared,
+        caller: &'a Caller,
+        name: &'a str,
+        arguments: &Map<String, Value>,
+    ) -> Self {
+        Unfinished {
+            shared,
+            caller,
+            name,
+            sha: input_sha256(arguments).ok(),
+            started: Instant::now(),
+            running: true,
+        }
+    }
+
+    /// Runs `call`, which audits its own outcome when it finishes.
+    async fn over<T>(mut self, call: impl std::future::Future<Output = T>) -> T {
+        let done = call.await;
+        self.running = false;
+        done
+    }
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if self.running {
+            tracing::warn!(
+                tool = self.name,
+                "a call was still running when the gateway stopped; it may have run on the server"
+            );
+            self.shared.audit.record(
+                self.caller,
+                self.name,
+                self.sha.take(),
+                "abandoned",
+                None,
+                self.started.elapsed(),
+            );
+        }
+    }
+}
+
 /// Resolves on SIGTERM, SIGHUP (or Ctrl-C); never on platforms without
 /// signals.
 fn terminate() -> impl std::future::Future<Output = ()> + Send + 'static {
@@ -833,8 +891,23 @@ impl Shared {
     }
 
     /// One `tools/call`: validated and dispatched by the bridge, under the
-    /// caller's key; the envelope becomes the MCP result.
+    /// caller's key; the envelope becomes the MCP result. A call the
+    /// process ends before it finishes (its drain timed out) is audited
+    /// `abandoned` ([`Unfinished`]).
     pub(crate) async fn call(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Map<String, Value>,
+        tool_call_id: Option<String>,
+        confirm: mcp::Confirm<'_>,
+    ) -> CallToolResponse {
+        Unfinished::watch(self, caller, name, &arguments)
+            .over(self.call_watched(caller, name, arguments, tool_call_id, confirm))
+            .await
+    }
+
+    async fn call_watched(
         &self,
         caller: &Caller,
         name: &str,
@@ -948,6 +1021,19 @@ impl Shared {
     /// with `--confirm queue`), for this tool, with these very arguments;
     /// otherwise nothing is decided.
     pub(crate) async fn resume(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Map<String, Value>,
+        state: &str,
+        answer: mcp::Answer,
+    ) -> CallToolResult {
+        Unfinished::watch(self, caller, name, &arguments)
+            .over(self.resume_watched(caller, name, arguments, state, answer))
+            .await
+    }
+
+    async fn resume_watched(
         &self,
         caller: &Caller,
         name: &str,

@@ -53,13 +53,20 @@ impl Running {
     }
 }
 
-async fn start(fake: &Fake, edit: impl FnOnce(&mut Config)) -> Running {
-    let dir = tempfile::tempdir().unwrap();
+/// The tests' configuration: the fixture in front of `fake`, the queue and
+/// the audit trail in `dir`, no reloading.
+fn config_for(fake: &Fake, dir: &Path) -> Config {
     let mut config = Config::new(vec![fixture()]);
     config.server = Some(fake.url.clone());
-    config.approvals = dir.path().join("approvals.sqlite");
-    config.audit = Some(dir.path().join("audit.jsonl"));
+    config.approvals = dir.join("approvals.sqlite");
+    config.audit = Some(dir.join("audit.jsonl"));
     config.reload_interval = None;
+    config
+}
+
+async fn start(fake: &Fake, edit: impl FnOnce(&mut Config)) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_for(fake, dir.path());
     edit(&mut config);
     let gateway = Gateway::new(config).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -1610,4 +1617,67 @@ async fn a_page_on_another_site_is_refused_by_mcp_and_the_approvals_api_and_noth
         .unwrap();
     assert_eq!(response.status(), 200);
     running.stop().await;
+}
+
+/// The process ending while a call still runs (its drain timed out) leaves
+/// an `abandoned` line in the audit trail, not silence: the action may
+/// have run on the server. Here over the stdio transport (`serve_io`), and
+/// the "process" is the gateway's runtime, shut down as the CLI shuts its
+/// own down.
+#[test]
+fn a_call_the_gateway_stops_before_it_finishes_is_audited_abandoned() {
+    let fake_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let fake = fake_runtime.block_on(Fake::start());
+    *fake.state.action_delay.lock().unwrap() = Some(std::time::Duration::from_secs(30));
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(&fake, dir.path());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let gateway = Gateway::new(config).unwrap();
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (input, output) = tokio::io::split(theirs);
+        tokio::spawn(async move {
+            let _ = gateway
+                .serve_io(objectstack_gateway::ApiKey::new(ALICE), input, output)
+                .await;
+        });
+        let client = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("test", "0"),
+        )
+        .serve(tokio::io::split(ours))
+        .await
+        .unwrap();
+        tokio::spawn(async move {
+            let _ = client
+                .call_tool(CallToolRequestParams::new("action_ticket_stats"))
+                .await;
+            drop(client);
+        });
+        for _ in 0..100 {
+            if fake.received().iter().any(|r| r.method == "POST") {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    });
+    assert!(fake.received().iter().any(|r| r.method == "POST"));
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
+    let entries: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 1, "{audit}");
+    assert_eq!(entries[0]["tool"], json!("action_ticket_stats"));
+    assert_eq!(entries[0]["outcome"], json!("abandoned"));
+    assert_eq!(entries[0]["transport"], json!("stdio"));
+    assert!(!audit.contains(ALICE));
 }
