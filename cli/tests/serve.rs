@@ -1025,7 +1025,7 @@ async fn over_stdio_a_line_that_is_no_message_is_answered_and_the_session_goes_o
             -32700,
             "not JSON",
         ),
-        (&b"\xff\xfe{}"[..], json!(null), -32700, "not JSON"),
+        (&b"\xff\xfe{}"[..], json!(null), -32700, "not UTF-8"),
         (&b"[1, 2]"[..], json!(null), -32600, "batches"),
         (
             &br#"{"jsonrpc": "1.0", "id": 4, "method": "tools/list"}"#[..],

@@ -1,9 +1,12 @@
-//! What a `POST /mcp` body is, read without building it: one JSON-RPC 2.0
-//! message (its id, and whether a `tools/call`'s params are a tool call),
-//! JSON that is no such message, a batch, or not JSON. The check runs in
-//! front of rmcp on every request, so it skims the body (unknown members
-//! and `arguments` are skipped, not built) rather than parsing it into a
-//! tree that rmcp then builds again.
+//! What a message (a `POST /mcp` body, a stdio line) is, and what to do
+//! with it ([`verdict`]): hand it to rmcp, answer it with JSON-RPC's error,
+//! or drop it. [`shape`] skims it first, without building it (unknown
+//! members and `arguments` are skipped): one JSON-RPC 2.0 message (its id,
+//! and whether a `tools/call`'s params are a tool call), JSON that is no
+//! such message, a batch, or not JSON. A message that passes is then read
+//! as rmcp reads it (`ClientJsonRpcMessage`), so whatever rmcp would refuse
+//! is answered here with the request's id; that read costs a few
+//! microseconds for a call's usual body.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -201,7 +204,29 @@ pub(crate) enum Verdict<'a> {
 /// do not fit its method.
 pub(crate) fn verdict<'a>(body: &'a [u8], what: &str) -> Verdict<'a> {
     let answer = |id: Value, code: i64, message: String| Verdict::Answer { id, code, message };
-    match shape(body) {
+    // rmcp skips a byte-order mark; JSON text is UTF-8; and a lone
+    // surrogate escape is read as U+FFFD (as long as the escape, so every
+    // position holds) before anything reads the message.
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let unmarked = body.strip_prefix(BOM).unwrap_or(body);
+    let text = match std::str::from_utf8(unmarked) {
+        Ok(text) => text,
+        Err(e) => {
+            return answer(
+                Value::Null,
+                -32700,
+                format!(
+                    "Parse error: the {what} is not UTF-8 (at byte {})",
+                    e.valid_up_to() + (body.len() - unmarked.len())
+                ),
+            );
+        }
+    };
+    let text: Cow<'a, str> = match objectstack_spec::parse::patch_lone_surrogates(text) {
+        Some(patched) => Cow::Owned(patched),
+        None => Cow::Borrowed(text),
+    };
+    match shape(text.as_bytes()) {
         Shape::Other => {}
         Shape::NotJson(why) => {
             return answer(
@@ -223,23 +248,6 @@ pub(crate) fn verdict<'a>(body: &'a [u8], what: &str) -> Verdict<'a> {
         Shape::Invalid(id, why) => return answer(id, -32600, format!("Invalid Request: {why}")),
         Shape::BadParams(id, why) => return answer(id, -32602, why),
     }
-    let text = match std::str::from_utf8(body) {
-        Ok(text) => text,
-        Err(e) => {
-            return answer(
-                Value::Null,
-                -32700,
-                format!(
-                    "Parse error: the {what} is not UTF-8 (at byte {})",
-                    e.valid_up_to()
-                ),
-            );
-        }
-    };
-    let text: Cow<'a, str> = match objectstack_spec::parse::patch_lone_surrogates(text) {
-        Some(patched) => Cow::Owned(patched),
-        None => Cow::Borrowed(text),
-    };
     let Err(e) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(&text) else {
         return Verdict::Pass(match text {
             Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
@@ -710,5 +718,46 @@ mod verdicts {
         let (id, code, _) =
             answered(br#"{"jsonrpc":"2.0","id":115,"method":"tools/list","result":{}}"#);
         assert_eq!((id, code), (json!(115), -32600));
+    }
+}
+
+#[cfg(test)]
+mod before_the_skim {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_lone_surrogate_anywhere_is_patched_before_the_message_is_read() {
+        for (text, id) in [
+            (
+                &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"t\ud83d":"a"}}}"#[..],
+                json!(1),
+            ),
+            (br#"{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"x\ud83d"}}"#, json!(2)),
+            (br#"{"jsonrpc":"2.0","id":"s\ud800","method":"ping"}"#, json!("s\u{fffd}")),
+        ] {
+            let Verdict::Pass(passed) = verdict(text, "line") else {
+                panic!("{}: {:?}", String::from_utf8_lossy(text), verdict(text, "line"));
+            };
+            let read: Value = serde_json::from_slice(&passed).unwrap();
+            assert_eq!(read["id"], id);
+            assert!(String::from_utf8_lossy(&passed).contains("\\uFFFD"));
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_as_rmcp_skips_it() {
+        let text = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+        assert_eq!(
+            verdict(text, "line"),
+            Verdict::Pass(Cow::Borrowed(&text[3..]))
+        );
+        let Verdict::Answer { code, message, .. } =
+            verdict(b"\xEF\xBB\xBF{\"a\":\"\xff\"}", "line")
+        else {
+            panic!("not answered");
+        };
+        assert_eq!(code, -32700);
+        assert!(message.contains("at byte 9"), "{message}");
     }
 }

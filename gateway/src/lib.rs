@@ -246,6 +246,9 @@ pub(crate) struct Shared {
     asked: asked::Asked,
     /// The key each Streamable HTTP session was opened with.
     owners: http::SessionOwners,
+    /// Whether the reload watcher, the executor and the sweeper run: once
+    /// per gateway, however many sessions or listeners it serves.
+    background: std::sync::atomic::AtomicBool,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -366,6 +369,7 @@ impl Gateway {
                 inbox,
                 asked: asked::Asked::default(),
                 owners: http::SessionOwners::default(),
+                background: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }
@@ -412,6 +416,22 @@ impl Gateway {
         }
         shared.notify_list_changed().await;
         Ok(())
+    }
+
+    /// Starts the reload watcher, the executor and the sweeper, unless this
+    /// gateway already started them (each runs until it is dropped).
+    fn start_background(&self) {
+        if self
+            .shared
+            .background
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        // Detached: each runs until the gateway is dropped.
+        drop(self.spawn_watcher());
+        drop(self.spawn_executor(Duration::from_secs(5)));
+        drop(self.spawn_sweeper());
     }
 
     /// Checks the stack files every `reload_interval` and reloads when one
@@ -534,13 +554,19 @@ impl Gateway {
         // waits a few seconds for their answers, then lets go): each is
         // waited for, as on SIGTERM, so what it did on the server is in
         // the audit trail before the process ends.
-        if !self.shared.tracker.is_empty() {
-            tracing::info!(
-                calls = self.shared.tracker.len(),
-                "the session ended: waiting for the calls in flight"
-            );
+        // After SIGTERM the session drained already.
+        let tracker = &self.shared.tracker;
+        if !tracker.is_closed() {
+            if !tracker.is_empty() {
+                tracing::info!(
+                    calls = tracker.len(),
+                    "the session ended: waiting for the calls in flight"
+                );
+            }
+            self.drain().await;
+            // The gateway may serve on (a host's other listener).
+            tracker.reopen();
         }
-        self.drain().await;
         served
     }
 
@@ -560,9 +586,7 @@ impl Gateway {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         use rmcp::ServiceExt;
-        let _watcher = self.spawn_watcher();
-        let _executor = self.spawn_executor(Duration::from_secs(5));
-        let _sweeper = self.spawn_sweeper();
+        self.start_background();
         let caller = Caller {
             key,
             transport: Transport::Stdio,
@@ -651,8 +675,7 @@ impl Gateway {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), GatewayError> {
-        let _watcher = self.spawn_watcher();
-        let _executor = self.spawn_executor(Duration::from_secs(5));
+        self.start_background();
         if let Ok(addr) = listener.local_addr() {
             self.shared.inbox.listening(addr);
             tracing::info!(%addr, "listening (MCP at /mcp, approvals at /approvals, inbox at /approvals/ui)");
@@ -663,7 +686,6 @@ impl Gateway {
                  keep the listener on 127.0.0.1"
             );
         }
-        let _sweeper = self.spawn_sweeper();
         let terminated = terminate();
         let token = tokio_util::sync::CancellationToken::new();
         let app = self.router(token.clone());
@@ -744,44 +766,37 @@ impl<'a> Unfinished<'a> {
 
 impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
-        if self.running {
+        if !self.running {
+            return;
+        }
+        // A panic in the call is a failure of the gateway's, not a stop.
+        let outcome = if std::thread::panicking() {
+            "error"
+        } else {
             tracing::warn!(
                 tool = self.name,
                 "a call was still running when the gateway stopped; it may have run on the server"
             );
-            self.shared.audit.record(
-                self.caller,
-                self.name,
-                self.sha.take(),
-                "abandoned",
-                None,
-                self.started.elapsed(),
-            );
-        }
+            "abandoned"
+        };
+        self.shared.audit.record(
+            self.caller,
+            self.name,
+            self.sha.take(),
+            outcome,
+            None,
+            self.started.elapsed(),
+        );
     }
 }
 
-/// Resolves on SIGTERM, SIGHUP (or Ctrl-C); never on platforms without
-/// signals.
+/// Resolves on SIGTERM (or Ctrl-C); never on platforms without signals.
 fn terminate() -> impl std::future::Future<Output = ()> + Send + 'static {
     // The handler is installed now, not when the future is first polled:
     // a SIGTERM that arrives while a session is still being set up is
     // then a drain, not the default action (the process killed).
     #[cfg(unix)]
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    // SIGHUP (the terminal that ran it closed) drains too, rather than
-    // killing the calls in flight.
-    #[cfg(unix)]
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
-    #[cfg(unix)]
-    async fn hup(hangup: &mut Option<tokio::signal::unix::Signal>) {
-        match hangup {
-            Some(signal) => {
-                signal.recv().await;
-            }
-            None => std::future::pending::<()>().await,
-        }
-    }
     async move {
         #[cfg(unix)]
         {
@@ -789,7 +804,6 @@ fn terminate() -> impl std::future::Future<Output = ()> + Send + 'static {
                 Some(mut term) => {
                     tokio::select! {
                         _ = term.recv() => {}
-                        _ = hup(&mut hangup) => {}
                         _ = tokio::signal::ctrl_c() => {}
                     }
                 }

@@ -41,8 +41,8 @@ const PIPE_BYTES: usize = 64 << 10;
 /// Answers waiting for stdout before stdin is read further.
 const PENDING_ANSWERS: usize = 64;
 
-/// The longest line rmcp reads (its codec's default); longer ones it
-/// drops unanswered.
+/// The longest line rmcp reads (its codec's default, the newline
+/// included); longer ones it drops unanswered.
 const RMCP_MAX_LINE: usize = 16 << 20;
 
 /// The writer's line buffer is given back once a line this long is out.
@@ -66,7 +66,8 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let limit = limit.min(RMCP_MAX_LINE);
+    // The screen measures a line without its newline.
+    let limit = limit.min(RMCP_MAX_LINE - 1);
     let (input, to_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (output, from_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (answers, answered) = mpsc::channel(PENDING_ANSWERS);
