@@ -69,7 +69,7 @@ mod stack;
 mod tool;
 mod values;
 
-pub use action::{Action, ActionAi, ActionParam, ParamHint};
+pub use action::{Action, ActionAi, ActionParam, BodyShape, Flat, ParamHint, Wrapped};
 pub use agent::{Agent, AgentSkillName};
 pub use collection::Collection;
 pub use enums::{

@@ -11,6 +11,35 @@ use super::enums::{
 };
 use super::values::{Keyed, Scalar, Text};
 
+/// How an `api` action shapes its request body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(untagged)]
+pub enum BodyShape {
+    /// `"flat"`: the params at the top level of the body (the default).
+    Flat(Flat),
+    /// `{"wrap": KEY}`: the params nested under KEY.
+    Wrapped(Wrapped),
+}
+
+/// The literal `"flat"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub enum Flat {
+    /// `"flat"`.
+    #[serde(rename = "flat")]
+    Flat,
+}
+
+/// A body shape that nests the params under a key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Wrapped {
+    /// The key the params are sent under.
+    pub wrap: String,
+}
+
 /// A business operation. Actions carry many UI keys this workspace does
 /// not model; they are kept in `extra`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -104,14 +133,14 @@ pub struct Action {
         skip_serializing_if = "Option::is_none"
     )]
     pub method: Option<HttpMethod>,
-    /// How an `api` action shapes its request body: `{"wrap": "data"}`
-    /// sends the params under that key.
+    /// How an `api` action shapes its request body: `"flat"` (the
+    /// default), or `{"wrap": "data"}` to send the params under that key.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub body_shape: Option<Map<String, Value>>,
+    pub body_shape: Option<BodyShape>,
     /// Constant keys added to an `api` action's request body.
     #[serde(
         default,

@@ -9,7 +9,7 @@
 use crate::json::{Map, Value};
 use std::fmt;
 
-use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar};
+use super::check::{Cx, Expected, Grammar, enum_field, field, fields, name_grammar, require};
 use super::keys::{Shape, check_keys};
 use super::stack::{Entry, NameAt, duplicates, duplicates_as, record_name};
 use super::{Anchor, Diagnostic, DiagnosticId, Severity, ai};
@@ -33,7 +33,6 @@ const ACTION_KEYS: &[&str] = &[
     "body",
     "operation",
     "patch",
-    "execute",
     "params",
     "variant",
     "order",
@@ -47,8 +46,6 @@ const ACTION_KEYS: &[&str] = &[
     "requiresFeature",
     "disabled",
     "requiredPermissions",
-    "shortcut",
-    "bulkEnabled",
     "ai",
     "recordIdParam",
     "recordIdField",
@@ -73,9 +70,26 @@ const ACTION: Shape = Shape {
     known: ACTION_KEYS,
     also_known: &[],
     strict: false,
-    aliases: &[("llm", "ai"), ("tool", "ai")],
+    // `AI` and `Ai` too (synonyms ignore case): the action would silently
+    // not be exposed.
+    aliases: &[("llm", "ai"), ("tool", "ai"), ("AI", "ai")],
     guidance: &[],
     retired: &[
+        (
+            "execute",
+            "`execute` was renamed `target` in spec 17: rename the key and keep its value (the \
+             handler, flow or URL it names)",
+        ),
+        (
+            "shortcut",
+            "`shortcut` was removed in spec 17: nothing ever dispatched it. Delete the key; a real \
+             keyboard shortcut is registered in the console and invokes the action by name",
+        ),
+        (
+            "bulkEnabled",
+            "`bulkEnabled` was removed in spec 17: the list view's `bulkActions` decide what the \
+             selection bar offers. Delete the key and list the action there",
+        ),
         (
             "aiExposed",
             "`aiExposed` is gone and has no alias: exposure is the `ai` block. Delete it and write \
@@ -238,7 +252,6 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
             ("recordIdField", Expected::String),
             ("patch", Expected::Object),
             ("bodyExtra", Expected::Object),
-            ("bodyShape", Expected::Object),
             ("opensInNewTab", Expected::Boolean),
             ("newTabUrl", Expected::String),
         ],
@@ -253,11 +266,7 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
             Grammar::Snake,
         );
     }
-    // The key the params are sent under: a typo or another type would
-    // send them flat.
-    if let Some(Value::Object(shape)) = raw.get("bodyShape") {
-        field(cx, shape, "wrap", &path.key("bodyShape"), Expected::String);
-    }
+    body_shape(cx, raw, path);
     action_type(cx, raw, path);
     enum_field(cx, raw, "variant", path, ActionVariant::NAMES);
     enum_field(cx, raw, "mode", path, ActionMode::NAMES);
@@ -438,6 +447,50 @@ fn param(
     }
 }
 
+/// The key for a body shape: `wrap`, which people also call these.
+const BODY_SHAPE: Shape = Shape {
+    known: &["wrap"],
+    also_known: &[],
+    strict: true,
+    aliases: &[
+        ("key", "wrap"),
+        ("under", "wrap"),
+        ("nest", "wrap"),
+        ("root", "wrap"),
+    ],
+    guidance: &[],
+    retired: &[],
+};
+
+/// `bodyShape`: `"flat"` (the params at the top level, the default) or
+/// `{"wrap": KEY}` (nested under KEY), as upstream's union reads it. A
+/// typo or another value would send the params other than meant.
+fn body_shape(cx: &mut Cx, raw: &Map<'_>, path: &JsonPath) {
+    let Some(shape) = raw.get("bodyShape") else {
+        return;
+    };
+    let at = path.key("bodyShape");
+    match shape {
+        Value::String(s) if *s == "flat" => {}
+        Value::Object(wrapped) => {
+            check_keys(cx, &BODY_SHAPE, wrapped, &at, "a body shape");
+            if require(cx, wrapped, "wrap", &at, "`bodyShape`", "\"<key>\"") {
+                field(cx, wrapped, "wrap", &at, Expected::String);
+            }
+        }
+        other => cx.push(Diagnostic::new(
+            DiagnosticId::WrongType,
+            at,
+            format!(
+                "`bodyShape` must be \"flat\" or an object `{{\"wrap\": KEY}}`, found {}",
+                super::check::describe(other)
+            ),
+            "write \"flat\" to send the params at the top level (or leave the key out), or \
+             {\"wrap\": \"data\"} to nest them under `data`",
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{ids, run};
@@ -493,27 +546,95 @@ mod tests {
     }
 
     #[test]
-    fn a_body_shape_is_an_object_whose_wrap_is_a_string() {
+    fn a_body_shape_is_flat_or_an_object_whose_wrap_is_a_string() {
         let api = |shape: serde_json::Value| {
             one(
                 json!({"name": "sync_case", "type": "api", "target": "cases/sync",
                        "bodyShape": shape}),
             )
         };
-        assert_eq!(
-            api(json!("wrap")),
-            vec![("spec-wrong-type", "actions[0].bodyShape".to_owned())]
-        );
-        assert_eq!(
-            api(json!(null)),
-            vec![("spec-wrong-type", "actions[0].bodyShape".to_owned())]
-        );
+        // Upstream's union: "flat", or a strict `{wrap: string}`.
+        assert!(api(json!("flat")).is_empty());
+        assert!(api(json!({"wrap": "data"})).is_empty());
+        for wrong in [
+            json!("wrap"),
+            json!("Flat"),
+            json!(null),
+            json!(1),
+            json!(["wrap"]),
+        ] {
+            assert_eq!(
+                api(wrong.clone()),
+                vec![("spec-wrong-type", "actions[0].bodyShape".to_owned())],
+                "{wrong}"
+            );
+        }
         assert_eq!(
             api(json!({"wrap": 5})),
             vec![("spec-wrong-type", "actions[0].bodyShape.wrap".to_owned())]
         );
-        assert!(api(json!({"wrap": "data"})).is_empty());
-        assert!(api(json!({})).is_empty());
+        assert_eq!(
+            api(json!({})),
+            vec![("spec-missing-key", "actions[0].bodyShape".to_owned())]
+        );
+        assert_eq!(
+            api(json!({"under": "data"})),
+            vec![
+                ("spec-unknown-key", "actions[0].bodyShape.under".to_owned()),
+                ("spec-missing-key", "actions[0].bodyShape".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn keys_removed_in_spec_17_are_retired_and_a_capital_ai_is_a_typo() {
+        for key in ["execute", "shortcut", "bulkEnabled"] {
+            let mut action =
+                json!({"name": "close", "label": "Close", "type": "script", "target": "x"});
+            action[key] = json!("x");
+            assert_eq!(
+                one(action),
+                vec![("spec-retired-key", format!("actions[0].{key}"))],
+                "{key}"
+            );
+        }
+        for key in ["AI", "Ai"] {
+            let mut action =
+                json!({"name": "close", "label": "Close", "type": "script", "target": "x"});
+            action[key] = json!({"exposed": true});
+            assert_eq!(
+                one(action),
+                vec![("spec-unknown-key", format!("actions[0].{key}"))],
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_whole_number_written_with_a_fraction_or_exponent_is_whole() {
+        let param = |size: serde_json::Value| {
+            one(
+                json!({"name": "upload", "label": "Upload", "type": "script", "target": "x",
+                       "params": [{"name": "file", "label": "File", "type": "file", "maxSize": size}]}),
+            )
+        };
+        for whole in [json!(1000), json!(1000.0), json!(1e3)] {
+            assert!(param(whole.clone()).is_empty(), "{whole}");
+        }
+        for wrong in [
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!(0.0),
+            json!(1e300),
+            json!("1000"),
+        ] {
+            assert_eq!(
+                param(wrong.clone()),
+                vec![("spec-wrong-type", "actions[0].params[0].maxSize".to_owned())],
+                "{wrong}"
+            );
+        }
     }
 
     #[test]

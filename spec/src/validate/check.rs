@@ -84,7 +84,14 @@ impl Expected {
             Expected::String => value.is_string(),
             Expected::Boolean => value.is_boolean(),
             Expected::Number => value.is_number(),
-            Expected::PositiveInteger => value.as_u64().is_some_and(|n| n > 0),
+            // A whole number, as JavaScript reads one: `1000.0` and `1e3` are
+            // integers there (safe ones: up to 2^53 - 1).
+            Expected::PositiveInteger => {
+                value.as_u64().is_some_and(|n| n > 0)
+                    || value.as_f64().is_some_and(|n| {
+                        n >= 1.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0
+                    })
+            }
             Expected::Array => value.is_array(),
             Expected::Object => value.is_object(),
             Expected::Text => value.is_string() || value.is_object(),
