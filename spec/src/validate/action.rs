@@ -322,6 +322,24 @@ fn action_type(cx: &mut Cx, raw: &Map<'_>, path: &JsonPath) {
         return;
     }
     enum_field(cx, raw, "type", path, ActionType::NAMES);
+    // These types go somewhere: upstream refuses them without a target.
+    const TARGETED: [&str; 5] = ["url", "flow", "modal", "api", "form"];
+    let targetless = match raw.get("target") {
+        None => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(_) => false,
+    };
+    if TARGETED.contains(t) && targetless {
+        cx.push(Diagnostic::new(
+            DiagnosticId::MissingKey,
+            path.clone(),
+            format!("the action is `\"type\": \"{t}\"` but has no `target`, which that type needs"),
+            format!(
+                "add `\"target\"`: what the {t} action opens or calls (`url`, `flow`, `modal`, `api` \
+                 and `form` actions all need one)"
+            ),
+        ));
+    }
 }
 
 /// Checks `params`; returns the declared param names, or `None` when
@@ -429,21 +447,26 @@ fn param(
             Grammar::Identifier,
         );
     }
+    // As upstream's refinement reads them, an empty `name` or `field` is
+    // none.
+    let blank = |key: &str| match param.get(key) {
+        None => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(_) => false,
+    };
+    if blank("name") && blank("field") {
+        cx.push(Diagnostic::new(
+            DiagnosticId::MissingKey,
+            path.clone(),
+            format!("the {who} has neither a `name` nor a `field` (an empty one counts as none)"),
+            "add `\"field\": \"<object field>\"` to reuse an object field, or `\"name\": \
+             \"<request key>\"` for an inline param",
+        ));
+    }
     match (name, field_name) {
         (Some(n), _) => Some((n.to_owned(), path.key("name"), Anchor::Value)),
         (None, Some(f)) => Some((f.to_owned(), path.key("field"), Anchor::Value)),
-        (None, None) => {
-            if !param.contains_key("name") && !param.contains_key("field") {
-                cx.push(Diagnostic::new(
-                    DiagnosticId::MissingKey,
-                    path.clone(),
-                    format!("the {who} has neither `name` nor `field`"),
-                    "add `\"field\": \"<object field>\"` to reuse an object field, or `\"name\": \
-                     \"<request key>\"` for an inline param",
-                ));
-            }
-            None
-        }
+        (None, None) => None,
     }
 }
 
@@ -608,6 +631,42 @@ mod tests {
                 "{key}"
             );
         }
+    }
+
+    #[test]
+    fn types_that_go_somewhere_need_a_target() {
+        for t in ["url", "flow", "modal", "api", "form"] {
+            assert_eq!(
+                one(json!({"name": "go", "label": "Go", "type": t})),
+                vec![("spec-missing-key", "actions[0]".to_owned())],
+                "{t}"
+            );
+            assert_eq!(
+                one(json!({"name": "go", "label": "Go", "type": t, "target": ""})),
+                vec![("spec-missing-key", "actions[0]".to_owned())],
+                "{t}"
+            );
+            assert!(one(json!({"name": "go", "label": "Go", "type": t, "target": "x"})).is_empty());
+        }
+        assert!(one(json!({"name": "go", "label": "Go", "type": "script", "body": {"language": "js", "source": "1"}})).is_empty());
+    }
+
+    #[test]
+    fn a_param_with_an_empty_name_and_no_field_has_no_name() {
+        let with = |param: serde_json::Value| {
+            one(
+                json!({"name": "go", "label": "Go", "type": "script", "target": "x", "params": [param]}),
+            )
+        };
+        for param in [json!({"name": "", "type": "text"}), json!({"type": "text"})] {
+            assert_eq!(
+                with(param.clone()),
+                vec![("spec-missing-key", "actions[0].params[0]".to_owned())],
+                "{param}"
+            );
+        }
+        assert!(with(json!({"name": "", "field": "subject"})).is_empty());
+        assert!(with(json!({"name": "note"})).is_empty());
     }
 
     #[test]

@@ -340,7 +340,7 @@ fn first_half<'a>(cx: &mut Cx, document: &'a Map<'a>, arena: &'a Arena) {
         let Some(raw) = entry.raw(document, "objects") else {
             continue;
         };
-        if let Some(name) = record_name(cx, entry, raw, "object", None) {
+        if let Some(name) = record_name(cx, entry, raw, "object", Some(Grammar::Snake)) {
             names.push(name);
         }
         object(cx, entry, raw, arena);
@@ -455,6 +455,18 @@ fn object<'a>(cx: &mut Cx, entry: &Entry<'_>, raw: &'a Map<'a>, arena: &'a Arena
 mod tests {
     use super::super::test_support::{ids, run};
     use serde_json::json;
+
+    #[test]
+    fn object_names_are_lowercase_snake_case() {
+        assert_eq!(
+            ids(json!({"objects": [{"name": "Bad Name", "label": "O", "fields": {}}]})),
+            vec![("spec-invalid-name", "objects[0].name".to_owned())]
+        );
+        assert!(
+            ids(json!({"objects": [{"name": "support_ticket", "label": "O", "fields": {}}]}))
+                .is_empty()
+        );
+    }
 
     #[test]
     fn two_halves_give_what_one_thread_gives() {
