@@ -178,7 +178,9 @@ async fn well_formed(State(limit): State<usize>, request: Request, next: Next) -
             .into_response()
     };
     let bytes = match crate::jsonrpc::verdict(&bytes, "body") {
-        Verdict::Pass(Cow::Borrowed(_)) => bytes,
+        // The body as it came, or without the byte-order mark it led with.
+        Verdict::Pass(Cow::Borrowed(passed)) if passed.len() == bytes.len() => bytes,
+        Verdict::Pass(Cow::Borrowed(passed)) => axum::body::Bytes::copy_from_slice(passed),
         Verdict::Pass(Cow::Owned(patched)) => axum::body::Bytes::from(patched),
         Verdict::Answer { id, code, message } => {
             let status = if code == -32602 {

@@ -812,6 +812,20 @@ async fn a_body_that_is_no_single_json_rpc_message_is_answered_as_json_rpc_says(
         answer.contains(r#""id":11,"result":{"protocolVersion""#),
         "{answer}"
     );
+    // A byte-order mark before the message is skipped, as over stdio (rmcp
+    // answered a plain-text 415).
+    let response = send(
+        "\u{feff}{\"jsonrpc\": \"2.0\", \"id\": 13, \"method\": \"initialize\", \"params\": {\"protocolVersion\": \"2025-03-26\", \"capabilities\": {}, \"clientInfo\": {\"name\": \"bom\", \"version\": \"0\"}}}"
+            .to_owned(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer = response.text().await.unwrap();
+    assert!(
+        answer.contains(r#""id":13,"result":{"protocolVersion""#),
+        "{answer}"
+    );
     // Without a key it is 401 all the same.
     let response = reqwest::Client::new()
         .post(running.url("/mcp"))
