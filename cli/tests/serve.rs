@@ -842,9 +842,16 @@ struct RawStdio {
 
 impl RawStdio {
     async fn start(server: &str) -> RawStdio {
+        Self::start_with(server, &[], json!({})).await
+    }
+
+    /// [`RawStdio::start`] with more `serve` arguments and the client's
+    /// capabilities.
+    async fn start_with(server: &str, args: &[&str], capabilities: Value) -> RawStdio {
         let dir = tempfile::tempdir().unwrap();
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_objectstack-ai"))
             .arg("serve")
+            .args(args)
             .arg("--stack")
             .arg(fixture())
             .arg("--server")
@@ -871,7 +878,7 @@ impl RawStdio {
         };
         raw.send(
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
             "clientInfo": {"name": "raw", "version": "0"}}}),
         )
         .await;
@@ -1173,4 +1180,45 @@ async fn over_stdio_a_call_still_running_when_stdin_ends_is_waited_for_and_audit
         .filter(|r| r.method == "POST")
         .count();
     assert_eq!(posts, 1);
+}
+
+#[tokio::test]
+async fn sigterm_gives_up_a_question_nobody_answers_and_the_caller_hears_it_is_queued() {
+    // The drain used to wait the whole 30 s for the present user, and the
+    // caller then got no answer at all.
+    let fake = Fake::start().await;
+    fake.add_record("support_ticket", "t9", json!({"subject": "Old"}));
+    let mut gateway = RawStdio::start_with(
+        &fake.url,
+        &["--confirm", "elicit"],
+        json!({"elicitation": {}}),
+    )
+    .await;
+    gateway
+        .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "action_purge_ticket", "arguments": {"recordId": "t9"}}}))
+        .await;
+    let question = gateway.next().await;
+    assert_eq!(
+        question["method"],
+        json!("elicitation/create"),
+        "{question}"
+    );
+    let asked = std::time::Instant::now();
+    gateway.terminate();
+    let answer = gateway.next().await;
+    assert_eq!(answer["id"], json!(2), "{answer}");
+    assert!(answer.to_string().contains("pending"), "{answer}");
+    assert_eq!(gateway.exit_code().await, Some(0));
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        asked.elapsed()
+    );
+    // Nothing ran: the purge waits in the queue for a person.
+    assert!(
+        fake.received().iter().all(|r| r.method != "POST"),
+        "{:?}",
+        fake.received()
+    );
 }

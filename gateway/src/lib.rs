@@ -249,6 +249,9 @@ pub(crate) struct Shared {
     /// Whether the reload watcher, the executor and the sweeper run: once
     /// per gateway, however many sessions or listeners it serves.
     background: std::sync::atomic::AtomicBool,
+    /// Cancelled when a drain starts: questions to the present user are
+    /// given up (their actions stay queued) instead of holding the drain.
+    stopping: tokio_util::sync::CancellationToken,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -370,6 +373,7 @@ impl Gateway {
                 asked: asked::Asked::default(),
                 owners: http::SessionOwners::default(),
                 background: std::sync::atomic::AtomicBool::new(false),
+                stopping: tokio_util::sync::CancellationToken::new(),
             }),
         })
     }
@@ -563,7 +567,7 @@ impl Gateway {
                     "the session ended: waiting for the calls in flight"
                 );
             }
-            self.drain().await;
+            self.wait_for_calls().await;
             // The gateway may serve on (a host's other listener).
             tracker.reopen();
         }
@@ -713,7 +717,17 @@ impl Gateway {
         Ok(())
     }
 
+    /// SIGTERM: questions to the present user are given up (their actions
+    /// stay queued, and their callers are answered so), then the calls in
+    /// flight are waited for.
     async fn drain(&self) {
+        self.shared.stopping.cancel();
+        self.wait_for_calls().await;
+    }
+
+    /// Refuses new calls and waits (up to `drain_timeout`) for the ones in
+    /// flight.
+    async fn wait_for_calls(&self) {
         let shared = &self.shared;
         shared.tracker.close();
         if tokio::time::timeout(shared.config.drain_timeout, shared.tracker.wait())
@@ -967,7 +981,7 @@ impl Shared {
                         Ok(row) => row,
                         Err(e) => return error_result(&e.to_string()).into(),
                     };
-                    let answer = mcp::ask(peer, &row).await;
+                    let answer = mcp::ask(peer, &row, &self.stopping).await;
                     return self
                         .confirmed(caller, name, &row, answer, &catalog, sha, started)
                         .await

@@ -407,15 +407,27 @@ pub(crate) enum Answer {
 }
 
 /// Asks the present user whether to run a pending action: the form shows
-/// the tool and its arguments; accept runs it, decline does not.
-pub(crate) async fn ask(peer: &Peer<RoleServer>, row: &PendingAction) -> Answer {
+/// the tool and its arguments; accept runs it, decline does not. When the
+/// gateway starts shutting down (`stopping`) before the user answers, the
+/// question is given up and the action stays queued, so the drain does
+/// not wait for a person and the caller still gets its answer.
+pub(crate) async fn ask(
+    peer: &Peer<RoleServer>,
+    row: &PendingAction,
+    stopping: &tokio_util::sync::CancellationToken,
+) -> Answer {
     let params = match question(row) {
         Ok(p) => p,
         Err(e) => return Answer::Unavailable(e),
     };
-    match peer.create_elicitation(params).await {
-        Ok(answer) => decision(&answer.action),
-        Err(e) => Answer::Unavailable(e.to_string()),
+    tokio::select! {
+        answer = peer.create_elicitation(params) => match answer {
+            Ok(answer) => decision(&answer.action),
+            Err(e) => Answer::Unavailable(e.to_string()),
+        },
+        () = stopping.cancelled() => Answer::Unavailable(
+            "the gateway is shutting down, so it stopped waiting for the answer".into(),
+        ),
     }
 }
 
