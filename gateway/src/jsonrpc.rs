@@ -226,6 +226,8 @@ pub(crate) fn verdict<'a>(body: &'a [u8], what: &str) -> Verdict<'a> {
         Some(patched) => Cow::Owned(patched),
         None => Cow::Borrowed(text),
     };
+    // The skim comes first: rmcp reads a `tools/call` whose params are no
+    // tool call as a custom request, so its own reading would pass it.
     match shape(text.as_bytes()) {
         Shape::Other => {}
         Shape::NotJson(why) => {

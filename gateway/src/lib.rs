@@ -557,8 +557,8 @@ impl Gateway {
         // The end of stdin ends the session while calls may still run (rmcp
         // waits a few seconds for their answers, then lets go): each is
         // waited for, as on SIGTERM, so what it did on the server is in
-        // the audit trail before the process ends.
-        // After SIGTERM the session drained already.
+        // the audit trail before the process ends. After SIGTERM the
+        // session has drained already.
         let tracker = &self.shared.tracker;
         if !tracker.is_closed() {
             if !tracker.is_empty() {
@@ -753,21 +753,35 @@ struct Unfinished<'a> {
     running: bool,
 }
 
+/// When a call began and the SHA-256 of its input, read once for its
+/// audit line and for [`Unfinished`]'s.
+struct Begun {
+    sha: Option<String>,
+    started: Instant,
+}
+
 impl<'a> Unfinished<'a> {
+    /// Watches a call of `name` with `arguments`; returns the guard and
+    /// what the call audits with.
     fn watch(
         shared: &'a Shared,
         caller: &'a Caller,
         name: &'a str,
         arguments: &Map<String, Value>,
-    ) -> Self {
-        Unfinished {
+    ) -> (Self, Begun) {
+        let begun = Begun {
+            sha: input_sha256(arguments).ok(),
+            started: Instant::now(),
+        };
+        let guard = Unfinished {
             shared,
             caller,
             name,
-            sha: input_sha256(arguments).ok(),
-            started: Instant::now(),
+            sha: begun.sha.clone(),
+            started: begun.started,
             running: true,
-        }
+        };
+        (guard, begun)
     }
 
     /// Runs `call`, which audits its own outcome when it finishes.
@@ -930,8 +944,9 @@ impl Shared {
         tool_call_id: Option<String>,
         confirm: mcp::Confirm<'_>,
     ) -> CallToolResponse {
-        Unfinished::watch(self, caller, name, &arguments)
-            .over(self.call_watched(caller, name, arguments, tool_call_id, confirm))
+        let (guard, begun) = Unfinished::watch(self, caller, name, &arguments);
+        guard
+            .over(self.call_watched(caller, name, arguments, tool_call_id, confirm, begun))
             .await
     }
 
@@ -942,9 +957,8 @@ impl Shared {
         arguments: Map<String, Value>,
         tool_call_id: Option<String>,
         confirm: mcp::Confirm<'_>,
+        Begun { sha, started }: Begun,
     ) -> CallToolResponse {
-        let started = Instant::now();
-        let sha = input_sha256(&arguments).ok();
         let catalog = self.catalog();
         if catalog.serves_pending(name) {
             let result = self.lookup(caller, &arguments);
@@ -1056,8 +1070,9 @@ impl Shared {
         state: &str,
         answer: mcp::Answer,
     ) -> CallToolResult {
-        Unfinished::watch(self, caller, name, &arguments)
-            .over(self.resume_watched(caller, name, arguments, state, answer))
+        let (guard, begun) = Unfinished::watch(self, caller, name, &arguments);
+        guard
+            .over(self.resume_watched(caller, name, state, answer, begun))
             .await
     }
 
@@ -1065,12 +1080,10 @@ impl Shared {
         &self,
         caller: &Caller,
         name: &str,
-        arguments: Map<String, Value>,
         state: &str,
         answer: mcp::Answer,
+        Begun { sha, started }: Begun,
     ) -> CallToolResult {
-        let started = Instant::now();
-        let sha = input_sha256(&arguments).ok();
         let catalog = self.catalog();
         let asked = self.config.confirm == ConfirmMode::Elicit
             && self.asked.was_asked(state, &caller.actor_id());

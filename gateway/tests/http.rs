@@ -798,34 +798,24 @@ async fn a_body_that_is_no_single_json_rpc_message_is_answered_as_json_rpc_says(
         assert_eq!(answer["error"]["code"], json!(code), "{body}: {answer}");
         assert_eq!(answer["id"], id, "{body}: {answer}");
     }
-    // A lone surrogate escape is read as U+FFFD (rmcp answered the whole
-    // message with a plain-text 415).
-    let response = send(
-        r#"{"jsonrpc": "2.0", "id": 11, "method": "initialize", "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "x\ud800", "version": "0"}}}"#
-            .to_owned(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(response.status(), 200);
-    let answer = response.text().await.unwrap();
-    assert!(
-        answer.contains(r#""id":11,"result":{"protocolVersion""#),
-        "{answer}"
-    );
-    // A byte-order mark before the message is skipped, as over stdio (rmcp
-    // answered a plain-text 415).
-    let response = send(
-        "\u{feff}{\"jsonrpc\": \"2.0\", \"id\": 13, \"method\": \"initialize\", \"params\": {\"protocolVersion\": \"2025-03-26\", \"capabilities\": {}, \"clientInfo\": {\"name\": \"bom\", \"version\": \"0\"}}}"
-            .to_owned(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(response.status(), 200);
-    let answer = response.text().await.unwrap();
-    assert!(
-        answer.contains(r#""id":13,"result":{"protocolVersion""#),
-        "{answer}"
-    );
+    // Served although rmcp alone answered each with a plain-text 415: a
+    // lone surrogate escape is read as U+FFFD, and a byte-order mark before
+    // the message is skipped (as over stdio).
+    let initialize = |id: u32, name: &str| {
+        format!(
+            r#"{{"jsonrpc": "2.0", "id": {id}, "method": "initialize", "params": {{"protocolVersion": "2025-03-26", "capabilities": {{}}, "clientInfo": {{"name": "{name}", "version": "0"}}}}}}"#
+        )
+    };
+    for (id, body) in [
+        (11, initialize(11, r"x\ud800")),
+        (13, format!("\u{feff}{}", initialize(13, "bom"))),
+    ] {
+        let response = send(body.clone()).await.unwrap();
+        assert_eq!(response.status(), 200, "{body}");
+        let answer = response.text().await.unwrap();
+        let served = format!(r#""id":{id},"result":{{"protocolVersion""#);
+        assert!(answer.contains(&served), "{body}: {answer}");
+    }
     // Without a key it is 401 all the same.
     let response = reqwest::Client::new()
         .post(running.url("/mcp"))

@@ -42,6 +42,15 @@ fn parse(c: &mut Criterion) {
                 .map(|m| m.len())
         })
     });
+    // The same tree with its own strings (as `serve` reads a stack): a
+    // stack of many distinct short names is the case its caches are for.
+    group.bench_function("parse_detached_100k", |b| {
+        b.iter(|| {
+            let arena = objectstack_spec::json::Arena::new();
+            objectstack_spec::json::parse_document_detached(black_box(json.as_bytes()), &arena)
+                .map(|m| m.len())
+        })
+    });
     group.finish();
 }
 
