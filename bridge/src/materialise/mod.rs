@@ -714,15 +714,39 @@ pub fn materialise_each<'a>(
     };
     for (object_index, object) in objects.iter().enumerate() {
         let object_name = object.name();
-        let mut group: Vec<Member<'a>> = collection::records(object.get("actions"), arena)
-            .into_iter()
-            .map(|a| Member {
-                at: a.index(),
-                own: true,
-                action: a.fields,
-            })
-            .collect();
-        if let Some(joining) = object_name.and_then(|n| bound.get(n)) {
+        let joining = object_name.and_then(|n| bound.get(n));
+        // An object's own array of actions, none ordered and none joining
+        // from the stack's: walked as written, with no list of them built
+        // (a served stack may give one object tens of thousands).
+        if let (None, Some(json::Value::Array(items))) = (joining, object.get("actions"))
+            && !items
+                .iter()
+                .any(|a| a.as_object().is_some_and(|a| a.contains_key("order")))
+        {
+            for (at, action) in items.iter().filter_map(json::Value::as_object).enumerate() {
+                walk.visit(
+                    action,
+                    Some(object_index),
+                    at,
+                    Some(object_index),
+                    object_name,
+                );
+            }
+            continue;
+        }
+        // Sized exactly and filled from the records, which are dropped: a
+        // `collect` would keep the records' larger buffer, grown by
+        // doubling, for the whole walk of the object.
+        let records = collection::records(object.get("actions"), arena);
+        let mut group: Vec<Member<'a>> =
+            Vec::with_capacity(records.len() + joining.map_or(0, Vec::len));
+        group.extend(records.iter().map(|a| Member {
+            at: a.index(),
+            own: true,
+            action: a.fields,
+        }));
+        drop(records);
+        if let Some(joining) = joining {
             let own = group.len();
             for &i in joining {
                 let Some(action) = stack_actions.get(i) else {
@@ -787,6 +811,42 @@ pub fn materialise_each<'a>(
     }
 }
 
+/// Where an action the walk registered is written: a [`Location`] less its
+/// ordinal, in eight bytes (the walk keeps one for every action it
+/// registers, and a served stack may have tens of thousands).
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    /// The object's index, or `u32::MAX` for a stack-level action.
+    object: u32,
+    action: u32,
+}
+
+impl Place {
+    /// An index past `u32::MAX - 1` (a stack of billions of actions, more
+    /// than any file this reads) is shown as `u32::MAX - 1`.
+    fn of(location: Location) -> Self {
+        let narrow = |i: usize| u32::try_from(i).unwrap_or(u32::MAX - 1).min(u32::MAX - 1);
+        Place {
+            object: location.object.map_or(u32::MAX, narrow),
+            action: narrow(location.action),
+        }
+    }
+
+    fn object(self) -> Option<usize> {
+        (self.object != u32::MAX).then_some(self.object as usize)
+    }
+}
+
+impl fmt::Display for Place {
+    /// As [`Location`] shows an action.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.object() {
+            Some(o) => write!(f, "objects[{o}].actions[{}]", self.action),
+            None => write!(f, "actions[{}]", self.action),
+        }
+    }
+}
+
 /// An action in the order of its group (one object's actions, or the
 /// global stack-level actions).
 struct Member<'a> {
@@ -825,7 +885,7 @@ struct Walk<'w, 'a> {
     arena: &'a json::Arena,
     /// The actions registered in this walk, by name (each took the tool
     /// name `action_<name>`), with where they came from.
-    taken: HashMap<&'a str, Location, Fast>,
+    taken: HashMap<&'a str, Place, Fast>,
     /// The refinements registered in this walk, by record name.
     taken_records: HashMap<&'a str, Location, Fast>,
     emit: &'w mut dyn FnMut(Event<Registration<'a>>),
@@ -973,7 +1033,7 @@ impl<'a> Walk<'_, 'a> {
             && self
                 .taken
                 .get(name)
-                .is_some_and(|first| first.object == owner);
+                .is_some_and(|first| first.object() == owner);
         if let Some(reason) = self.collision(name, &tool_name, stale_copy) {
             (self.emit)(Event::Skipped(skip(SkipCode::NameCollision, reason)));
             return;
@@ -992,7 +1052,7 @@ impl<'a> Walk<'_, 'a> {
             confirmation.is_some(),
             row_context,
         );
-        self.taken.insert(name, location);
+        self.taken.insert(name, Place::of(location));
         (self.emit)(Event::Registered(Registration {
             definition,
             action_name: name,

@@ -39,7 +39,9 @@ pub fn pending_message(action: &str, pending_id: &str) -> String {
 pub(crate) struct ActionTool {
     /// The tool name: the registry's own copy, shared.
     pub(crate) tool: Arc<str>,
-    pub(crate) action_name: String,
+    /// The action's name, when the tool's is not `action_<name>` (a
+    /// refinement's record name): most tools derive it from `tool`.
+    own_action_name: Option<Box<str>>,
     /// Shared by every tool of the same object (the registry interns it).
     pub(crate) object_name: Option<Arc<str>>,
     /// The action's [`DISPATCH_KEYS`], as compact JSON text: read back on
@@ -47,7 +49,7 @@ pub(crate) struct ActionTool {
     /// `serde_json` map costs several times its text.
     action: Box<str>,
     /// The action's `successMessage`, when it is a non-empty string.
-    success_message: Option<String>,
+    success_message: Option<Box<str>>,
     route: Route,
     row_context: bool,
     confirmation: Option<ConfirmationReason>,
@@ -82,6 +84,17 @@ struct Failure {
 }
 
 impl ActionTool {
+    /// The action's name.
+    pub(crate) fn action_name(&self) -> &str {
+        match &self.own_action_name {
+            Some(own) => own,
+            None => self
+                .tool
+                .strip_prefix(objectstack_registry::ACTION_PREFIX)
+                .unwrap_or(&self.tool),
+        }
+    }
+
     pub(crate) fn new(
         definition: &AIToolDefinition,
         mut action: Map<String, Value>,
@@ -194,11 +207,14 @@ impl ActionTool {
             &action,
         )
         .map_err(refuse)?;
+        let own_action_name = (tool.strip_prefix(objectstack_registry::ACTION_PREFIX)
+            != Some(action_name.as_str()))
+        .then(|| action_name.into_boxed_str());
         Ok(ActionTool {
             tool: tool.into(),
-            action_name,
+            own_action_name,
             object_name: object_name.map(Arc::from),
-            success_message: non_empty_str(&action, "successMessage"),
+            success_message: non_empty_str(&action, "successMessage").map(String::into_boxed_str),
             action: dispatch_keys(action),
             route,
             row_context,
@@ -243,7 +259,7 @@ impl ActionTool {
             let message = format!(
                 "the arguments of `{}` do not meet action '{}''s parameters: {}",
                 self.tool,
-                self.action_name,
+                self.action_name(),
                 validate::describe(&self.tool, &violations)
             );
             return Err((message, Some(violations)));
@@ -296,7 +312,7 @@ impl ActionTool {
         let ctx = &invocation.context;
         let proposal = Proposal {
             tool_name: self.tool.to_string(),
-            action_name: self.action_name.clone(),
+            action_name: self.action_name().to_owned(),
             object_name: self.object_name.as_deref().map(str::to_owned),
             input: arguments,
             executable_sha256: self.executable_sha256.to_string(),
@@ -372,7 +388,7 @@ impl ActionTool {
                 record_id: None,
                 message: format!(
                     "`recordId` is required: action '{}' acts on one {object} record; pass that record's id",
-                    self.action_name
+                    self.action_name()
                 ),
             });
         }
@@ -426,7 +442,7 @@ impl ActionTool {
                     .ok_or_else(|| not_wired("data engine"))?;
                 engine
                     .execute_action(ScriptRequest {
-                        action: self.action_name.clone(),
+                        action: self.action_name().to_owned(),
                         object: self.object_name.as_deref().map(str::to_owned),
                         target: non_empty_str(&action, "target"),
                         body: action.remove("body").filter(|b| is_truthy(Some(b))),
@@ -454,13 +470,13 @@ impl ActionTool {
                     _ => {
                         return Err(HostError::failed(format!(
                             "action '{}' declares `operation: \"update\"` but no `patch` object to write",
-                            self.action_name
+                            self.action_name()
                         )));
                     }
                 };
                 engine
                     .update_record(FieldWriteRequest {
-                        action: self.action_name.clone(),
+                        action: self.action_name().to_owned(),
                         object: object.to_string(),
                         record_id,
                         patch,
@@ -479,7 +495,7 @@ impl ActionTool {
                 let result = automation
                     .execute(FlowRequest {
                         flow: flow.clone(),
-                        action: self.action_name.clone(),
+                        action: self.action_name().to_owned(),
                         object: self.object_name.as_deref().map(str::to_owned),
                         record: prepared.record,
                         params: prepared.params,
@@ -511,12 +527,12 @@ impl ActionTool {
                     .map_err(|why| {
                         HostError::failed(format!(
                             "action '{}' was not sent: {why}",
-                            self.action_name
+                            self.action_name()
                         ))
                     })?;
                 client
                     .request(ApiRequest {
-                        action: self.action_name.clone(),
+                        action: self.action_name().to_owned(),
                         method,
                         target,
                         body,
@@ -539,7 +555,10 @@ impl ActionTool {
     fn base_envelope(&self, ok: bool, record_id: Option<&str>) -> Map<String, Value> {
         let mut out = Map::new();
         out.insert("ok".into(), Value::Bool(ok));
-        out.insert("action".into(), Value::String(self.action_name.clone()));
+        out.insert(
+            "action".into(),
+            Value::String(self.action_name().to_owned()),
+        );
         if let Some(object) = &self.object_name {
             out.insert("objectName".into(), Value::String(object.to_string()));
         }
@@ -551,10 +570,10 @@ impl ActionTool {
 
     fn success_envelope(&self, record_id: Option<&str>, result: Value) -> Value {
         let mut out = self.base_envelope(true, record_id);
-        let message = self
-            .success_message
-            .clone()
-            .unwrap_or_else(|| DEFAULT_SUCCESS_MESSAGE.replace("{name}", &self.action_name));
+        let message = self.success_message.as_deref().map_or_else(
+            || DEFAULT_SUCCESS_MESSAGE.replace("{name}", self.action_name()),
+            str::to_owned,
+        );
         out.insert("message".into(), Value::String(message));
         out.insert("result".into(), result);
         Value::Object(out)
@@ -619,7 +638,7 @@ impl ActionTool {
                 out.insert("pendingActionId".into(), Value::String(pending.id.clone()));
                 out.insert(
                     "message".into(),
-                    Value::String(pending_message(&self.action_name, &pending.id)),
+                    Value::String(pending_message(self.action_name(), &pending.id)),
                 );
                 Value::Object(out)
             }

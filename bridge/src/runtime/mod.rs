@@ -37,9 +37,9 @@ mod execute;
 mod host;
 #[cfg(feature = "http")]
 mod http;
+mod name_index;
 mod validate;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -65,6 +65,7 @@ pub use validate::{ArgumentLimits, Violation};
 pub use crate::actor::Actor;
 
 use action::ActionTool;
+use name_index::{NameIndex, Named};
 use validate::{ArgumentValidator, SchemaPool};
 
 /// What a call carries besides its arguments.
@@ -221,32 +222,56 @@ struct Entry {
     kind: Kind,
 }
 
+/// The parts of a [`Described`] few definitions have.
+struct RareDescribed {
+    label: Option<Box<str>>,
+    category: Option<Box<str>>,
+    output_schema: Option<Map<String, Value>>,
+}
+
 /// An [`AIToolDefinition`] less its `parameters`, each string boxed to its
 /// length (a `String` carries a capacity, and a `serde_json` map an
 /// `IndexMap`'s header, even when empty).
 struct Described {
     /// Shared with the index and, for an action, its [`ActionTool`].
     name: Arc<str>,
-    label: Option<Box<str>>,
     description: Box<str>,
-    category: Option<Box<str>>,
-    output_schema: Option<Box<Map<String, Value>>>,
+    /// The `label`, `category` and `outputSchema`, when any is set (a
+    /// materialised action's definition has none of them).
+    rare: Option<Box<RareDescribed>>,
     /// Shared by every tool of the object.
     object_name: Option<Arc<str>>,
     requires_confirmation: Option<bool>,
 }
 
 impl Described {
+    fn label(&self) -> Option<&str> {
+        self.rare.as_ref()?.label.as_deref()
+    }
+
     fn new(definition: AIToolDefinition, name: Arc<str>, object_name: Option<Arc<str>>) -> Self {
         Described {
             name,
-            label: definition.label.map(String::into_boxed_str),
             description: definition.description.into_boxed_str(),
-            category: definition.category.map(String::into_boxed_str),
-            output_schema: definition.output_schema.map(Box::new),
+            rare: (definition.label.is_some()
+                || definition.category.is_some()
+                || definition.output_schema.is_some())
+            .then(|| {
+                Box::new(RareDescribed {
+                    label: definition.label.map(String::into_boxed_str),
+                    category: definition.category.map(String::into_boxed_str),
+                    output_schema: definition.output_schema,
+                })
+            }),
             object_name,
             requires_confirmation: definition.requires_confirmation,
         }
+    }
+}
+
+impl Named for Entry {
+    fn name(&self) -> &str {
+        &self.described.name
     }
 }
 
@@ -256,11 +281,14 @@ impl Entry {
         let d = &self.described;
         AIToolDefinition {
             name: d.name.to_string(),
-            label: d.label.as_deref().map(str::to_owned),
+            label: d.label().map(str::to_owned),
             description: d.description.to_string(),
             parameters: (**self.validator.schema()).clone(),
-            category: d.category.as_deref().map(str::to_owned),
-            output_schema: d.output_schema.as_deref().cloned(),
+            category: d
+                .rare
+                .as_ref()
+                .and_then(|r| r.category.as_deref().map(str::to_owned)),
+            output_schema: d.rare.as_ref().and_then(|r| r.output_schema.clone()),
             object_name: d.object_name.as_deref().map(str::to_owned),
             requires_confirmation: d.requires_confirmation,
         }
@@ -269,7 +297,7 @@ impl Entry {
     fn listed(&self) -> Listed<'_> {
         Listed {
             name: &self.described.name,
-            label: self.described.label.as_deref(),
+            label: self.described.label(),
             description: &self.described.description,
             parameters: self.validator.schema(),
         }
@@ -301,7 +329,10 @@ enum Kind {
 pub struct ToolRegistry {
     services: HostServices,
     entries: Vec<Entry>,
-    index: HashMap<Arc<str>, usize>,
+    /// Each entry's position, found by its name (the entries hold the
+    /// names): four bytes a tool where a map from names would hold a
+    /// second pointer to each name and a `usize`.
+    index: NameIndex,
     schemas: SchemaPool,
     /// The object names the tools name, each held once.
     objects: std::collections::HashSet<Arc<str>>,
@@ -311,7 +342,14 @@ impl fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolRegistry")
             .field("services", &self.services)
-            .field("tools", &self.index.keys().collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self
+                    .entries
+                    .iter()
+                    .map(|e| &*e.described.name)
+                    .collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -322,7 +360,7 @@ impl ToolRegistry {
         ToolRegistry {
             services,
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: NameIndex::default(),
             schemas: SchemaPool::default(),
             objects: std::collections::HashSet::new(),
         }
@@ -354,7 +392,7 @@ impl ToolRegistry {
         definition: AIToolDefinition,
         action: Map<String, Value>,
     ) -> Result<(), RegisterError> {
-        if self.index.contains_key(definition.name.as_str()) {
+        if self.contains(&definition.name) {
             return Err(RegisterError::Duplicate(definition.name));
         }
         let tool = ActionTool::new(&definition, action, &self.services)?;
@@ -391,7 +429,7 @@ impl ToolRegistry {
                 reason,
             });
         }
-        if self.index.contains_key(definition.name.as_str()) {
+        if self.contains(&definition.name) {
             return Err(RegisterError::Duplicate(definition.name));
         }
         let mut tool = ActionTool::new(&definition, action, &self.services)?;
@@ -449,8 +487,11 @@ impl ToolRegistry {
         stack: &'a Map<String, Value>,
     ) -> (Materialised<'a>, Vec<RegisterError>) {
         let wiring = self.wiring();
-        let taken: std::collections::HashSet<String> =
-            self.index.keys().map(|k| k.to_string()).collect();
+        let taken: std::collections::HashSet<String> = self
+            .entries
+            .iter()
+            .map(|e| e.described.name.to_string())
+            .collect();
         let arena = objectstack_spec::json::Arena::new();
         let document = objectstack_spec::json::Map::from_serde(stack, &arena);
         let materialised = materialise(document, &arena, Some(&wiring), &|name| {
@@ -485,13 +526,18 @@ impl ToolRegistry {
         mut definition: AIToolDefinition,
         kind: Kind,
     ) -> Result<(), RegisterError> {
-        if self.index.contains_key(&*name) {
+        if self.contains(&name) {
             return Err(RegisterError::Duplicate(definition.name));
         }
         let parameters = std::mem::take(&mut definition.parameters);
         let validator = self.schemas.validator(&definition.name, parameters)?;
         let object_name = definition.object_name.take().map(|o| self.intern(&o));
-        self.index.insert(name.clone(), self.entries.len());
+        if self.index.insert(&name, &self.entries).is_err() {
+            return Err(RegisterError::NotMaterialisable {
+                tool: definition.name,
+                reason: format!("the registry holds {} tools, its most", u32::MAX),
+            });
+        }
         self.entries.push(Entry {
             described: Described::new(definition, name, object_name),
             validator,
@@ -523,13 +569,19 @@ impl ToolRegistry {
     /// A tool's position in registration order (the order of
     /// [`listed`](Self::listed) and [`definitions`](Self::definitions)).
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
+        self.index.position(name, &self.entries)
     }
 
     /// Every tool, in registration order, borrowed: name, label,
     /// description and the shared `parameters` schema.
     pub fn listed(&self) -> impl ExactSizeIterator<Item = Listed<'_>> {
         self.entries.iter().map(Entry::listed)
+    }
+
+    /// The tool at `position` in registration order, as
+    /// [`listed`](Self::listed) lists it.
+    pub fn listed_at(&self, position: usize) -> Option<Listed<'_>> {
+        self.entries.get(position).map(Entry::listed)
     }
 
     /// One tool as [`listed`](Self::listed) lists it.
@@ -541,19 +593,19 @@ impl ToolRegistry {
     /// stack does not copy the registry as it grows.
     pub fn reserve(&mut self, additional: usize) {
         self.entries.reserve_exact(additional);
-        self.index.reserve(additional);
+        self.index.reserve(additional, &self.entries);
     }
 
     /// Gives back the room [`reserve`](Self::reserve) (or growth) left
     /// unused, once every tool is registered.
     pub fn shrink_to_fit(&mut self) {
         self.entries.shrink_to_fit();
-        self.index.shrink_to_fit();
+        self.index.shrink_to_fit(&self.entries);
     }
 
     /// Whether a tool of this name is registered.
     pub fn contains(&self, name: &str) -> bool {
-        self.index.contains_key(name)
+        self.position(name).is_some()
     }
 
     /// The definitions to offer a model, in registration order (copies:
@@ -577,7 +629,7 @@ impl ToolRegistry {
     }
 
     fn entry(&self, name: &str) -> Option<&Entry> {
-        self.index.get(name).and_then(|&i| self.entries.get(i))
+        self.position(name).and_then(|i| self.entries.get(i))
     }
 
     /// The executable digest of a registered action tool: what an approval
@@ -622,7 +674,7 @@ impl ToolRegistry {
     /// refused before anything ran.
     pub async fn call(&self, name: &str, arguments: Value, context: &CallContext) -> Value {
         let Some(entry) = self.entry(name) else {
-            return refusal(name, &unknown_tool_message(name, self.index.len()), None);
+            return refusal(name, &unknown_tool_message(name, self.entries.len()), None);
         };
         let mut arguments = match arguments {
             Value::Null => Map::new(),
