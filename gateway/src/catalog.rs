@@ -35,16 +35,39 @@ pub const PENDING_TOOL: &str = "gateway-pending-actions";
 pub(crate) struct Served {
     /// Whether a call needs a person's confirmation.
     pub(crate) needs_confirmation: bool,
-    /// The tool's `outputSchema`, when it has one: results then carry a
-    /// `structuredContent` it accepts.
-    pub(crate) output: Option<Arc<OutputCheck>>,
     annotations: Option<mcp::McpAnnotations>,
     /// The title, when it is not the registry's label (the action's own
-    /// label, for a definition without one).
+    /// label: a materialised definition has none).
     title: Option<Box<str>>,
+    /// What few tools have, boxed: a served stack's tools are many, and
+    /// these cost most of them nothing.
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`Served`] most tools do not have.
+#[derive(Debug, Clone)]
+struct Rare {
+    /// The tool's `outputSchema`, when it has one: results then carry a
+    /// `structuredContent` it accepts.
+    output: Option<Arc<OutputCheck>>,
     /// The `inputSchema`, when it is not the registry's shared copy of the
     /// parameters (which it is whenever they say `type: object`).
     input_schema: Option<Arc<Map<String, Value>>>,
+}
+
+impl Served {
+    /// The check of the tool's `outputSchema`, when it has one.
+    pub(crate) fn output(&self) -> Option<&OutputCheck> {
+        self.rare.as_ref()?.output.as_deref()
+    }
+
+    fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    fn input_schema(&self) -> Option<&Arc<Map<String, Value>>> {
+        self.rare.as_ref()?.input_schema.as_ref()
+    }
 }
 
 /// A skill served as an MCP prompt.
@@ -116,39 +139,43 @@ impl Catalog {
     pub(crate) fn title(&self, name: &str) -> Option<String> {
         let served = self.served(name)?;
         let listed = self.registry.listed_tool(name)?;
-        served.title.as_deref().or(listed.label).map(str::to_owned)
+        served.title().or(listed.label).map(str::to_owned)
     }
 
     /// The `tools/list` answer, built from the registry and what the
-    /// gateway adds: the schemas are shared, the text is copied.
+    /// gateway adds: the schemas are shared, the text is copied. (The
+    /// transports write the same tools one at a time: see `listing`.)
+    #[cfg(test)]
     pub(crate) fn tools(&self) -> Vec<Tool> {
-        let mut tools = Vec::with_capacity(self.tool_count());
-        for (listed, served) in self.registry.listed().zip(&self.served) {
-            let input = served
-                .input_schema
-                .clone()
-                .unwrap_or_else(|| listed.parameters.clone());
-            let mut tool = Tool::new(listed.name.to_owned(), listed.description.to_owned(), input);
-            if let Some(title) = served.title.as_deref().or(listed.label) {
-                tool = tool.with_title(title);
-            }
-            if let Some(output) = &served.output {
-                tool = tool.with_raw_output_schema(output.schema().clone());
-            }
-            if let Some(a) = served.annotations {
-                tool = tool.with_annotations(
-                    ToolAnnotations::new()
-                        .read_only(a.read_only_hint)
-                        .destructive(a.destructive_hint)
-                        .open_world(a.open_world_hint),
-                );
-            }
-            tools.push(tool);
+        (0..self.tool_count())
+            .filter_map(|i| self.tool(i))
+            .collect()
+    }
+
+    /// The tool at position `i` of the `tools/list` answer: an action
+    /// tool from the registry and what the gateway adds, or last, the
+    /// gateway's lookup tool.
+    pub(crate) fn tool(&self, i: usize) -> Option<Tool> {
+        let (Some(listed), Some(served)) = (self.registry.listed_at(i), self.served.get(i)) else {
+            return (self.pending_tool && i == self.served.len()).then(pending_tool);
+        };
+        let input = served.input_schema().unwrap_or(listed.parameters).clone();
+        let mut tool = Tool::new(listed.name.to_owned(), listed.description.to_owned(), input);
+        if let Some(title) = served.title().or(listed.label) {
+            tool = tool.with_title(title);
         }
-        if self.pending_tool {
-            tools.push(pending_tool());
+        if let Some(output) = served.output() {
+            tool = tool.with_raw_output_schema(output.schema().clone());
         }
-        tools
+        if let Some(a) = served.annotations {
+            tool = tool.with_annotations(
+                ToolAnnotations::new()
+                    .read_only(a.read_only_hint)
+                    .destructive(a.destructive_hint)
+                    .open_world(a.open_world_hint),
+            );
+        }
+        Some(tool)
     }
 }
 
@@ -409,17 +436,21 @@ pub(crate) fn build_checked(
         let shares = registry
             .parameters(&entry.name)
             .is_some_and(|p| Map::eq(p, &entry.input_schema));
-        served.push(Served {
-            needs_confirmation,
+        let rare = Rare {
             output: entry.output_schema.map(|schema| {
                 Arc::new(OutputCheck::new(Arc::new(served_schema(
                     schema,
                     needs_confirmation,
                 ))))
             }),
+            input_schema: (!shares).then(|| Arc::new(entry.input_schema)),
+        };
+        let is_rare = rare.output.is_some() || rare.input_schema.is_some();
+        served.push(Served {
+            needs_confirmation,
             annotations: entry.annotations,
             title,
-            input_schema: (!shares).then(|| Arc::new(entry.input_schema)),
+            rare: is_rare.then(|| Box::new(rare)),
         });
     });
     registry.shrink_to_fit();
@@ -566,12 +597,12 @@ fn pending_tool() -> Tool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
     /// The catalog of `stack` with a data engine (never called) and a queue.
-    fn catalog_of(stack: &Value) -> Catalog {
+    pub(crate) fn catalog_of(stack: &Value) -> Catalog {
         let Value::Object(map) = stack else {
             panic!("a stack is an object");
         };

@@ -83,7 +83,8 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
         .layer(middleware::from_fn_with_state(shared.clone(), known_origin))
         .merge(crate::inbox::router(shared.clone()))
         .layer(middleware::from_fn(session_ended))
-        .layer(middleware::from_fn_with_state(shared, in_flight))
+        .layer(middleware::from_fn_with_state(shared.clone(), in_flight))
+        .layer(middleware::from_fn_with_state(shared, spliced))
         .layer(DefaultBodyLimit::max(limit))
 }
 
@@ -116,6 +117,19 @@ async fn in_flight(State(shared): State<Arc<Shared>>, request: Request, next: Ne
             _token: token,
         })
     })
+}
+
+/// Writes the catalog's tools in place of each `tools/list` placeholder
+/// in what `/mcp` sends (see `listing`): on a request's own answer, and on
+/// the stream a client resumes with `Last-Event-ID`.
+async fn spliced(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    if request.uri().path().trim_end_matches('/') != "/mcp" {
+        return next.run(request).await;
+    }
+    let splicer = shared.splicer();
+    next.run(request)
+        .await
+        .map(|body| axum::body::Body::new(crate::listing::Spliced::new(body, splicer)))
 }
 
 /// An answer's body, counted in the drain until it is sent (or dropped).

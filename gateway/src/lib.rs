@@ -39,6 +39,7 @@ mod http;
 mod identity;
 mod inbox;
 mod jsonrpc;
+mod listing;
 mod mcp;
 mod output;
 mod stdio;
@@ -252,6 +253,8 @@ pub(crate) struct Shared {
     /// Cancelled when a drain starts: questions to the present user are
     /// given up (their actions stay queued) instead of holding the drain.
     stopping: tokio_util::sync::CancellationToken,
+    /// The `tools/list` placeholders the transports replace.
+    listing: Arc<listing::Listing>,
 }
 
 /// An MCP gateway serving one stack (see the crate docs).
@@ -374,6 +377,7 @@ impl Gateway {
                 owners: http::SessionOwners::default(),
                 background: std::sync::atomic::AtomicBool::new(false),
                 stopping: tokio_util::sync::CancellationToken::new(),
+                listing: Arc::new(listing::Listing::new()),
             }),
         })
     }
@@ -604,7 +608,12 @@ impl Gateway {
         let terminated = terminate();
         tokio::pin!(terminated);
         // Lines rmcp would drop unanswered are answered as JSON-RPC says.
-        let screened = stdio::screen(input, output, self.shared.config.max_body_bytes);
+        let screened = stdio::screen(
+            input,
+            output,
+            self.shared.config.max_body_bytes,
+            Some(self.shared.splicer()),
+        );
         let session = async {
             let service = tokio::select! {
                 service = handler.serve((screened.input, screened.output)) => {
@@ -881,6 +890,12 @@ pub(crate) struct Decision {
 }
 
 impl Shared {
+    /// What the transports replace `tools/list` placeholders with.
+    fn splicer(self: &Arc<Self>) -> listing::Splicer {
+        let shared = self.clone();
+        listing::Splicer::new(self.listing.clone(), Arc::new(move || shared.catalog()))
+    }
+
     /// Whether the server accepts `key` at all (a 403 on the object keys
     /// are checked against still means it knows the key).
     pub(crate) async fn key_accepted(&self, key: &ApiKey) -> Result<(), verify::Refusal> {
@@ -1032,7 +1047,7 @@ impl Shared {
             pending_id.as_deref(),
             started.elapsed(),
         );
-        to_result(&envelope, served.and_then(|s| s.output.as_deref())).into()
+        to_result(&envelope, served.and_then(|s| s.output())).into()
     }
 
     /// Whether `name` is a tool the current catalog serves (the gateway's
@@ -1154,7 +1169,7 @@ impl Shared {
                         let envelope = done.result.clone().unwrap_or_else(|| {
                             json!({"ok": false, "error": done.error.clone().unwrap_or_default()})
                         });
-                        let output = catalog.served(name).and_then(|s| s.output.as_deref());
+                        let output = catalog.served(name).and_then(|s| s.output());
                         (to_result(&envelope, output), outcome)
                     }
                     Err(e) => (error_result(&e.to_string()), "error"),
@@ -1179,7 +1194,7 @@ impl Shared {
                     "pendingActionId": row.id,
                     "message": objectstack_bridge::runtime::pending_message(&row.action_name, &row.id),
                 });
-                let output = catalog.served(name).and_then(|s| s.output.as_deref());
+                let output = catalog.served(name).and_then(|s| s.output());
                 (to_result(&envelope, output), "pending")
             }
         };

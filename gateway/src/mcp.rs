@@ -83,11 +83,14 @@ impl ServerHandler for Session {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.shared.catalog().tools(),
-        ))
+        // The transports write the catalog's tools in its place as the
+        // answer is sent (see `listing`), so the list is never held whole.
+        let legacy = context
+            .protocol_version()
+            .is_none_or(|v| v.as_str() < rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+        Ok(self.shared.listing.placeholder(legacy))
     }
 
     async fn call_tool(

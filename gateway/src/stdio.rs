@@ -34,6 +34,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 
 use crate::jsonrpc::Verdict;
+use crate::listing::Splicer;
 
 /// Room in each pipe between the screen and rmcp.
 const PIPE_BYTES: usize = 64 << 10;
@@ -61,7 +62,7 @@ pub(crate) struct Screened {
 
 /// Screens `stdin` for rmcp and writes to `stdout` (see the module
 /// documentation). `limit` is the longest line read (at most rmcp's).
-pub(crate) fn screen<R, W>(stdin: R, stdout: W, limit: usize) -> Screened
+pub(crate) fn screen<R, W>(stdin: R, stdout: W, limit: usize, splicer: Option<Splicer>) -> Screened
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -72,7 +73,7 @@ where
     let (output, from_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (answers, answered) = mpsc::channel(PENDING_ANSWERS);
     tokio::spawn(read(BufReader::new(stdin), to_rmcp, answers, limit));
-    let writer = tokio::spawn(write(BufReader::new(from_rmcp), answered, stdout));
+    let writer = tokio::spawn(write(BufReader::new(from_rmcp), answered, stdout, splicer));
     Screened {
         input,
         output,
@@ -188,11 +189,14 @@ fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
 /// Copies rmcp's lines and the screen's answers to `stdout`, a line at a
 /// time, until rmcp's end is closed; then the answers already waiting go
 /// out too (the screen answers every line it read before it closes rmcp's
-/// input, so at the end of stdin they are all waiting).
+/// input, so at the end of stdin they are all waiting). A `tools/list`
+/// placeholder in rmcp's line is replaced by the catalog's tools (see
+/// `listing`).
 async fn write<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     mut from_rmcp: R,
     mut answered: mpsc::Receiver<Vec<u8>>,
     mut stdout: W,
+    splicer: Option<Splicer>,
 ) {
     let mut line = Vec::new();
     let mut screening = true;
@@ -202,7 +206,7 @@ async fn write<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
                 match read {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
-                        if put(&mut stdout, &line).await.is_err() {
+                        if put_spliced(&mut stdout, &line, splicer.as_ref()).await.is_err() {
                             return;
                         }
                         line.clear();
@@ -236,6 +240,31 @@ async fn write<R: AsyncBufRead + Unpin, W: AsyncWrite + Unpin>(
     }
 }
 
+/// [`put`], with a `tools/list` placeholder in `line` replaced by the
+/// tools, written a chunk at a time.
+async fn put_spliced<W: AsyncWrite + Unpin>(
+    stdout: &mut W,
+    line: &[u8],
+    splicer: Option<&Splicer>,
+) -> std::io::Result<()> {
+    let Some((splicer, found)) = splicer.and_then(|s| Some((s, s.find(line)?))) else {
+        return put(stdout, line).await;
+    };
+    let (head, rest) = (
+        line.get(..found.start).unwrap_or_default(),
+        line.get(found.end..).unwrap_or_default(),
+    );
+    stdout.write_all(head).await?;
+    let mut tools = splicer.tools(found);
+    let mut chunk =
+        Vec::with_capacity(crate::listing::CHUNK_BYTES + (crate::listing::CHUNK_BYTES >> 2));
+    while tools.fill(&mut chunk) {
+        stdout.write_all(&chunk).await?;
+        chunk.clear();
+    }
+    put(stdout, rest).await
+}
+
 /// Writes `bytes` to `stdout` and flushes.
 async fn put<W: AsyncWrite + Unpin>(stdout: &mut W, bytes: &[u8]) -> std::io::Result<()> {
     stdout.write_all(bytes).await?;
@@ -260,7 +289,7 @@ mod tests {
             input: rmcp_in,
             output: mut rmcp_out,
             writer,
-        } = screen(std::io::Cursor::new(input), stdout, limit);
+        } = screen(std::io::Cursor::new(input), stdout, limit, None);
         let mut lines = BufReader::new(rmcp_in).lines();
         while let Ok(Some(line)) = lines.next_line().await {
             if echo {
@@ -403,7 +432,7 @@ mod tests {
         let read = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         // stdout with room for about 30 answers, never read.
         let (stdout, _unread) = tokio::io::duplex(4 << 10);
-        let screened = screen(Endless(read.clone()), stdout, 1 << 20);
+        let screened = screen(Endless(read.clone()), stdout, 1 << 20, None);
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         let first = read.load(std::sync::atomic::Ordering::Relaxed);
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
