@@ -68,7 +68,11 @@ pub(crate) fn router(shared: Arc<Shared>, shutdown: CancellationToken) -> Router
         .route("/approvals/{id}/reject", post(reject))
         .route_layer(middleware::from_fn_with_state(shared.clone(), known_host));
     Router::new()
-        .nest_service("/mcp", mcp)
+        // Exactly `/mcp` (with or without its slash): every middleware
+        // below (the message screen, the listing splice, the drain) knows
+        // the endpoint by that path, and rmcp would answer any other.
+        .route_service("/mcp", mcp.clone())
+        .route_service("/mcp/", mcp)
         .merge(approvals)
         .with_state(shared.clone())
         .layer(middleware::from_fn_with_state(limit, well_formed))
@@ -127,9 +131,29 @@ async fn spliced(State(shared): State<Arc<Shared>>, request: Request, next: Next
         return next.run(request).await;
     }
     let splicer = shared.splicer();
-    next.run(request)
-        .await
-        .map(|body| axum::body::Body::new(crate::listing::Spliced::new(body, splicer)))
+    let (parts, body) = next.run(request).await.into_parts();
+    if http_body::Body::size_hint(&body).exact().is_none() {
+        // A stream: each event is looked at as it is sent.
+        return Response::from_parts(
+            parts,
+            axum::body::Body::new(crate::listing::Spliced::new(body, splicer)),
+        );
+    }
+    // One JSON answer, already whole in memory: it keeps its length
+    // unless it is a listing.
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "the answer could not be read",
+        );
+    };
+    let body = if splicer.find(&bytes).is_some() {
+        axum::body::Body::new(crate::listing::Spliced::new(bytes.into(), splicer))
+    } else {
+        bytes.into()
+    };
+    Response::from_parts(parts, body)
 }
 
 /// An answer's body, counted in the drain until it is sent (or dropped).

@@ -75,18 +75,33 @@ impl Listing {
         ListToolsResult::with_all_items(vec![placeholder_tool(name.clone())])
     }
 
-    /// Where a placeholder is in `message`, and for which peer.
+    /// Where a placeholder is in `message`, and for which peer: only as
+    /// the one item of a `"tools"` array, where rmcp writes it.
     pub(crate) fn find(&self, message: &[u8]) -> Option<Found> {
+        const BEFORE: &[u8] = br#""tools":["#;
         for (at, marker) in self.markers.iter().enumerate() {
             if marker.is_empty() {
                 continue;
             }
-            if let Some(start) = memchr::memmem::find(message, marker) {
-                return Some(Found {
-                    start,
-                    end: start + marker.len(),
-                    legacy: at == 1,
-                });
+            let mut from = 0;
+            while let Some(start) = message
+                .get(from..)
+                .and_then(|rest| memchr::memmem::find(rest, marker))
+                .map(|i| i + from)
+            {
+                let end = start + marker.len();
+                let placed = message
+                    .get(..start)
+                    .is_some_and(|head| head.ends_with(BEFORE))
+                    && message.get(end) == Some(&b']');
+                if placed {
+                    return Some(Found {
+                        start,
+                        end,
+                        legacy: at == 1,
+                    });
+                }
+                from = end;
             }
         }
         None
@@ -379,6 +394,13 @@ mod tests {
             assert!(message[..found.start].ends_with(br#""tools":["#));
             assert!(message[found.end..].starts_with(b"]"));
             assert_eq!(b.find(&message), None, "another process's marker");
+            // The same text anywhere but as the one tool of a list (a
+            // record that quotes it, say) is left alone.
+            let quoted = serde_json::to_vec(&json!({"result": {"structuredContent": {
+                "x": a.placeholder(legacy).tools, "y": a.placeholder(legacy).tools[0]
+            }}}))
+            .unwrap();
+            assert_eq!(a.find(&quoted), None);
         }
         assert_eq!(
             a.find(br#"{"tools":[{"name":"objectstack-gateway/listing/"}]}"#),

@@ -710,6 +710,30 @@ async fn an_oversized_body_is_refused() {
 }
 
 #[tokio::test]
+async fn the_mcp_endpoint_is_only_slash_mcp() {
+    // The message screen and the listing splice know the endpoint by its
+    // path: rmcp must not answer beside them at any other.
+    let fake = Fake::start().await;
+    let running = start(&fake, |_| {}).await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}});
+    for (path, status) in [("/mcp/x", 404), ("/mcp/", 200), ("/mcp", 200)] {
+        let response = reqwest::Client::new()
+            .post(running.url(path))
+            .bearer_auth(ALICE)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), status, "{path}");
+    }
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn a_body_that_is_no_single_json_rpc_message_is_answered_as_json_rpc_says() {
     let fake = Fake::start().await;
     let running = start(&fake, |_| {}).await;

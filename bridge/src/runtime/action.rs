@@ -39,26 +39,33 @@ pub fn pending_message(action: &str, pending_id: &str) -> String {
 pub(crate) struct ActionTool {
     /// The tool name: the registry's own copy, shared.
     pub(crate) tool: Arc<str>,
-    /// The action's name, when the tool's is not `action_<name>` (a
-    /// refinement's record name): most tools derive it from `tool`.
-    own_action_name: Option<Box<str>>,
     /// Shared by every tool of the same object (the registry interns it).
     pub(crate) object_name: Option<Arc<str>>,
     /// The action's [`DISPATCH_KEYS`], as compact JSON text: read back on
     /// each dispatch, since a served stack's tools are many and a small
     /// `serde_json` map costs several times its text.
     action: Box<str>,
-    /// The action's `successMessage`, when it is a non-empty string.
-    success_message: Option<Box<str>>,
     route: Route,
     row_context: bool,
     confirmation: Option<ConfirmationReason>,
     /// What an approval of a call to this tool is bound to (see
     /// [`crate::approval::PendingAction::executable_sha256`]).
     pub(crate) executable_sha256: crate::approval::ExecutableDigest,
-    /// For a refined tool only (boxed: most tools are not refined, and a
-    /// served stack's tools are many).
-    refined: Option<Box<Refined>>,
+    /// What few tools have, boxed (a served stack's tools are many): eight
+    /// bytes a tool for the most common case, which has none of it.
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of an [`ActionTool`] most tools do not have.
+#[derive(Debug, Default)]
+struct Rare {
+    /// The action's name, when the tool's is not `action_<name>` (a
+    /// refinement's record name): most tools derive it from `tool`.
+    own_action_name: Option<Box<str>>,
+    /// The action's `successMessage`, when it is a non-empty string.
+    success_message: Option<Box<str>>,
+    /// For a refined tool only.
+    refined: Option<Refined>,
 }
 
 /// What a refined tool adds to the action it refines.
@@ -86,7 +93,7 @@ struct Failure {
 impl ActionTool {
     /// The action's name.
     pub(crate) fn action_name(&self) -> &str {
-        match &self.own_action_name {
+        match self.rare.as_ref().and_then(|r| r.own_action_name.as_ref()) {
             Some(own) => own,
             None => self
                 .tool
@@ -207,20 +214,25 @@ impl ActionTool {
             &action,
         )
         .map_err(refuse)?;
+        let success_message = non_empty_str(&action, "successMessage").map(String::into_boxed_str);
         let own_action_name = (tool.strip_prefix(objectstack_registry::ACTION_PREFIX)
             != Some(action_name.as_str()))
         .then(|| action_name.into_boxed_str());
         Ok(ActionTool {
             tool: tool.into(),
-            own_action_name,
             object_name: object_name.map(Arc::from),
-            success_message: non_empty_str(&action, "successMessage").map(String::into_boxed_str),
             action: dispatch_keys(action),
             route,
             row_context,
             confirmation,
             executable_sha256,
-            refined: None,
+            rare: (own_action_name.is_some() || success_message.is_some()).then(|| {
+                Box::new(Rare {
+                    own_action_name,
+                    success_message,
+                    refined: None,
+                })
+            }),
         })
     }
 
@@ -232,10 +244,10 @@ impl ActionTool {
             .as_ref()
             .map(|schema| ArgumentValidator::compile(tool, std::sync::Arc::new(schema.clone())))
             .transpose()?;
-        self.refined = Some(Box::new(Refined {
+        self.rare.get_or_insert_default().refined = Some(Refined {
             pins: refines.pins.clone(),
             action_schema,
-        }));
+        });
         Ok(())
     }
 
@@ -247,7 +259,7 @@ impl ActionTool {
         &self,
         arguments: &mut Map<String, Value>,
     ) -> Result<(), (String, Option<Vec<Violation>>)> {
-        let Some(refined) = &self.refined else {
+        let Some(refined) = self.rare.as_ref().and_then(|r| r.refined.as_ref()) else {
             return Ok(());
         };
         for (key, value) in &refined.pins {
@@ -570,10 +582,14 @@ impl ActionTool {
 
     fn success_envelope(&self, record_id: Option<&str>, result: Value) -> Value {
         let mut out = self.base_envelope(true, record_id);
-        let message = self.success_message.as_deref().map_or_else(
-            || DEFAULT_SUCCESS_MESSAGE.replace("{name}", self.action_name()),
-            str::to_owned,
-        );
+        let message = self
+            .rare
+            .as_ref()
+            .and_then(|r| r.success_message.as_deref())
+            .map_or_else(
+                || DEFAULT_SUCCESS_MESSAGE.replace("{name}", self.action_name()),
+                str::to_owned,
+            );
         out.insert("message".into(), Value::String(message));
         out.insert("result".into(), result);
         Value::Object(out)
