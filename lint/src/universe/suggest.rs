@@ -31,6 +31,9 @@ pub(super) struct SuggestIndex {
     trie: Vec<Node>,
     /// The trie's edge labels, in node order (siblings side by side).
     labels: Vec<u16>,
+    /// For each node, the [`class`]es of the units its subtree's names
+    /// hold from the start of its label on (see [`SuggestIndex::walk_within`]).
+    classes: Vec<u64>,
     /// `has_len[l]`: some name is `l` units long.
     has_len: Vec<bool>,
     /// Ids ordered by (length, id): a name's *rank* is its position here.
@@ -101,9 +104,11 @@ impl SuggestIndex {
         );
         let (bucket_shift, bucket_starts, postings) = postings?;
         let (trie, labels) = trie?;
+        let classes = subtree_classes(&trie, &labels);
         Some(SuggestIndex {
             trie,
             labels,
+            classes,
             has_len,
             rank_to_id,
             rank_len,
@@ -449,6 +454,7 @@ impl SuggestIndex {
         let len = query.len();
         let floor = id32(floor).unwrap_or(NONE);
         let width = 2 * bound + 1;
+        let positions = class_positions(query);
         let cap = id32(bound + 1).unwrap_or(NONE);
         // Saved rows end to end; row 0 is the empty prefix's.
         let mut saved = vec![cap; width];
@@ -483,6 +489,17 @@ impl SuggestIndex {
             };
             prev.copy_from_slice(from);
             let start = (node.depth - node.label_len) as usize;
+            // The query's units that no name of the subtree holds from
+            // here on: each costs an edit wherever it is aligned.
+            let held = self
+                .classes
+                .get(index as usize)
+                .copied()
+                .unwrap_or(u64::MAX);
+            let absent = positions
+                .iter()
+                .filter(|&&(class, _)| held & class == 0)
+                .fold(0, |absent, &(_, at)| absent | at);
             let mut lower = parent_lower;
             let mut alive = true;
             for (k, &unit) in self.label(node).iter().enumerate() {
@@ -497,6 +514,7 @@ impl SuggestIndex {
                     len,
                     min_len: node.min_len as usize,
                     max_len: node.max_len as usize,
+                    absent,
                 };
                 lower = band_row(&prev, &mut cur, query, unit, &reach, cap);
                 std::mem::swap(&mut prev, &mut cur);
@@ -552,12 +570,17 @@ struct Reach {
     len: usize,
     min_len: usize,
     max_len: usize,
+    /// Bit `i` set: query unit `i` is of a class no name of the subtree
+    /// holds (see [`class_positions`]).
+    absent: u64,
 }
 
 /// Computes row `t` (for name unit `unit`) from row `t - 1` and returns a
 /// lower bound on the distance of any name of the subtree: the least, over
-/// the row's cells, of the cell plus the length gap left between the rest
-/// of the query and the rest of a name.
+/// the row's cells, of the cell plus what aligning the rest of the query
+/// with the rest of a name must cost at least. That is the larger of the
+/// length gap between them and the number of the rest's units whose class
+/// no name of the subtree holds (each is deleted or replaced).
 fn band_row(
     prev: &[u32],
     cur: &mut [u32],
@@ -572,6 +595,7 @@ fn band_row(
         len,
         min_len,
         max_len,
+        absent,
     } = *reach;
     let rest_lo = min_len.saturating_sub(t);
     let rest_hi = max_len.saturating_sub(t);
@@ -611,10 +635,74 @@ fn band_row(
             } else {
                 rest.saturating_sub(rest_hi)
             };
-            lower = lower.min(value.saturating_add(id32(gap).unwrap_or(cap)));
+            let gap = id32(gap).unwrap_or(cap);
+            let missing = u32::try_from(j)
+                .ok()
+                .and_then(|j| absent.checked_shr(j))
+                .map_or(0, u64::count_ones);
+            lower = lower.min(value.saturating_add(gap.max(missing)));
         }
     }
     lower
+}
+
+/// A unit's class, one of 64: ASCII letters, digits and `_` each have
+/// their own (lowercase and uppercase letters share one); every other
+/// unit falls in class 63. A set of classes is a `u64` with bit `class`.
+fn class(unit: u16) -> u32 {
+    match u8::try_from(unit).map(char::from) {
+        Ok(c @ 'a'..='z') => u32::from(c as u8 - b'a'),
+        Ok(c @ 'A'..='Z') => u32::from(c as u8 - b'A'),
+        Ok(c @ '0'..='9') => 26 + u32::from(c as u8 - b'0'),
+        Ok('_') => 36,
+        Ok('-') => 37,
+        Ok('.') => 38,
+        _ => 63,
+    }
+}
+
+/// The query's classes, each once, with the positions (bit `i` for unit
+/// `i`) of its units of that class; empty for a query longer than 64
+/// units, which then gets no bound from classes.
+fn class_positions(query: &[u16]) -> Vec<(u64, u64)> {
+    let mut found: Vec<(u64, u64)> = Vec::new();
+    if query.len() > 64 {
+        return found;
+    }
+    for (i, &unit) in query.iter().enumerate() {
+        let class = 1u64 << class(unit);
+        let at = 1u64 << i;
+        match found.iter_mut().find(|(c, _)| *c == class) {
+            Some((_, positions)) => *positions |= at,
+            None => found.push((class, at)),
+        }
+    }
+    found
+}
+
+/// The classes of each node's subtree: its label's units' and its
+/// children's. Children come after their parent in the node order, so one
+/// pass from the last node back suffices.
+fn subtree_classes(trie: &[Node], labels: &[u16]) -> Vec<u64> {
+    let mut classes = vec![0u64; trie.len()];
+    for (index, node) in trie.iter().enumerate().rev() {
+        let start = node.label as usize;
+        let own = labels
+            .get(start..start + node.label_len as usize)
+            .unwrap_or_default()
+            .iter()
+            .fold(0u64, |set, &unit| set | 1u64 << class(unit));
+        let first = node.first_child as usize;
+        let below = classes
+            .get(first..first + node.children as usize)
+            .unwrap_or_default()
+            .iter()
+            .fold(0u64, |set, &c| set | c);
+        if let Some(slot) = classes.get_mut(index) {
+            *slot = own | below;
+        }
+    }
+    classes
 }
 
 /// The trigram buckets of `units`, one per position (repeats included).
@@ -813,6 +901,59 @@ mod tests {
                 prop_assert_eq!(index.one_edit(&units), scanned(&universe, &units), "query {:?}", query);
             }
         }
+    }
+
+    /// Names over a few letters, so that a subtree often lacks a class the
+    /// query holds, and queries up to 80 units, past the 64 that classes
+    /// cover.
+    fn letters(min: usize, max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec!['a', 'b', 'c', 'x', '_', '7']),
+            min..=max,
+        )
+        .prop_map(|cs| cs.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn the_walk_with_class_bounds_finds_what_a_scan_finds(
+            names in prop::collection::vec(letters(0, 12), 1..80),
+            repeat in 1..8usize,
+            queries in prop::collection::vec(letters(0, 12), 1..6),
+            limit in 0..7usize,
+        ) {
+            let universe = Universe::new(names);
+            let Some(index) = universe.suggest_index() else {
+                return Ok(());
+            };
+            for query in &queries {
+                for query in [query.clone(), query.repeat(repeat)] {
+                    let units: Vec<u16> = query.encode_utf16().collect();
+                    prop_assert_eq!(
+                        index.nearest_edit(&universe, &units, limit),
+                        super::scan_within(&universe, &units, limit),
+                        "query {:?}, limit {}", query, limit
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn classes_tell_identifier_units_apart() {
+        let units: Vec<u16> = "azAZ09_-.é😀".encode_utf16().collect();
+        let classes: Vec<u32> = units.iter().map(|&u| super::class(u)).collect();
+        assert_eq!(classes, [0, 25, 0, 25, 26, 35, 36, 37, 38, 63, 63, 63]);
+        // One entry per class, with every position of its units.
+        let query: Vec<u16> = "abca".encode_utf16().collect();
+        assert_eq!(
+            super::class_positions(&query),
+            [(1 << 0, 0b1001), (1 << 1, 0b0010), (1 << 2, 0b0100)]
+        );
+        let long = vec![u16::from(b'a'); 65];
+        assert!(super::class_positions(&long).is_empty());
     }
 
     #[test]
