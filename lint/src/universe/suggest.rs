@@ -31,9 +31,6 @@ pub(super) struct SuggestIndex {
     trie: Vec<Node>,
     /// The trie's edge labels, in node order (siblings side by side).
     labels: Vec<u16>,
-    /// For each node, the [`class`]es of the units its subtree's names
-    /// hold from the start of its label on (see [`SuggestIndex::walk_within`]).
-    classes: Vec<u64>,
     /// `has_len[l]`: some name is `l` units long.
     has_len: Vec<bool>,
     /// Ids ordered by (length, id): a name's *rank* is its position here.
@@ -74,6 +71,16 @@ struct Node {
     min_id: u32,
     min_len: u32,
     max_len: u32,
+    /// The [`class`]es of the units the subtree's names hold from the
+    /// start of the label on, as two halves of a `u64` set (kept beside
+    /// the rest of the node, which the walk reads anyway).
+    classes: [u32; 2],
+}
+
+impl Node {
+    fn classes(&self) -> u64 {
+        u64::from(self.classes[0]) | u64::from(self.classes[1]) << 32
+    }
 }
 
 impl SuggestIndex {
@@ -103,12 +110,11 @@ impl SuggestIndex {
             || build_trie(universe, sorted),
         );
         let (bucket_shift, bucket_starts, postings) = postings?;
-        let (trie, labels) = trie?;
-        let classes = subtree_classes(&trie, &labels);
+        let (mut trie, labels) = trie?;
+        set_subtree_classes(&mut trie, &labels);
         Some(SuggestIndex {
             trie,
             labels,
-            classes,
             has_len,
             rank_to_id,
             rank_len,
@@ -491,11 +497,7 @@ impl SuggestIndex {
             let start = (node.depth - node.label_len) as usize;
             // The query's units that no name of the subtree holds from
             // here on: each costs an edit wherever it is aligned.
-            let held = self
-                .classes
-                .get(index as usize)
-                .copied()
-                .unwrap_or(u64::MAX);
+            let held = node.classes();
             let absent = positions
                 .iter()
                 .filter(|&&(class, _)| held & class == 0)
@@ -680,12 +682,14 @@ fn class_positions(query: &[u16]) -> Vec<(u64, u64)> {
     found
 }
 
-/// The classes of each node's subtree: its label's units' and its
-/// children's. Children come after their parent in the node order, so one
-/// pass from the last node back suffices.
-fn subtree_classes(trie: &[Node], labels: &[u16]) -> Vec<u64> {
-    let mut classes = vec![0u64; trie.len()];
-    for (index, node) in trie.iter().enumerate().rev() {
+/// Sets each node's classes: its label's units' and its children's.
+/// Children come after their parent in the node order, so one pass from
+/// the last node back suffices.
+fn set_subtree_classes(trie: &mut [Node], labels: &[u16]) {
+    for index in (0..trie.len()).rev() {
+        let Some(node) = trie.get(index).copied() else {
+            continue;
+        };
         let start = node.label as usize;
         let own = labels
             .get(start..start + node.label_len as usize)
@@ -693,16 +697,19 @@ fn subtree_classes(trie: &[Node], labels: &[u16]) -> Vec<u64> {
             .iter()
             .fold(0u64, |set, &unit| set | 1u64 << class(unit));
         let first = node.first_child as usize;
-        let below = classes
+        let below = trie
             .get(first..first + node.children as usize)
             .unwrap_or_default()
             .iter()
-            .fold(0u64, |set, &c| set | c);
-        if let Some(slot) = classes.get_mut(index) {
-            *slot = own | below;
+            .fold(0u64, |set, child| set | child.classes());
+        let set = own | below;
+        if let Some(slot) = trie.get_mut(index) {
+            #[allow(clippy::cast_possible_truncation)] // the two halves
+            {
+                slot.classes = [set as u32, (set >> 32) as u32];
+            }
         }
     }
-    classes
 }
 
 /// The trigram buckets of `units`, one per position (repeats included).
@@ -844,6 +851,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
             min_id,
             min_len: id32(min_len)?,
             max_len: id32(max_len)?,
+            classes: [0; 2],
         };
         if let Some(slot) = trie.get_mut(index) {
             *slot = node;
