@@ -72,7 +72,11 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             // and collected in the suite's order.
             // Collected in place (an indexed collect writes each result
             // to its slot), not in pieces joined afterwards.
-            let pending: Vec<Pending<'_>> = per_rule.into_iter().flatten().collect();
+            let mut pending: Vec<Pending<'_>> =
+                Vec::with_capacity(per_rule.iter().map(Vec::len).sum());
+            for rule_hits in per_rule {
+                pending.extend(rule_hits);
+            }
             let mut hits: Vec<Option<Hit>> = Vec::new();
             pending
                 .into_par_iter()

@@ -648,8 +648,8 @@ fn band_row(
     lower
 }
 
-/// A unit's class, one of 64: ASCII letters, digits and `_` each have
-/// their own (lowercase and uppercase letters share one); every other
+/// A unit's class: each ASCII letter (both cases in one class), each
+/// digit, `_`, `-` and `.` has its own (classes 0 to 38), and every other
 /// unit falls in class 63. A set of classes is a `u64` with bit `class`.
 fn class(unit: u16) -> u32 {
     match u8::try_from(unit).map(char::from) {
