@@ -42,7 +42,10 @@ use crate::parse::ParseError;
 
 pub mod order;
 pub mod shape;
+mod split;
 pub mod terminal;
+
+pub use split::parse_object_on_two_threads;
 
 pub use shape::{JsonValue, Shape, kind, truthy};
 
@@ -551,7 +554,7 @@ fn parse_with<'de, 'a, S: Strings<'de, 'a>>(
     arena: &'a Arena,
     strings: S,
 ) -> Result<Value<'a>, ParseError> {
-    match parse_text(text, arena, strings) {
+    match parse_text(text, arena, strings, None) {
         Ok(value) => Ok(value),
         // A lone surrogate escape is read as U+FFFD; the patched text is as
         // long as the original, so positions hold.
@@ -582,7 +585,7 @@ struct Borrow;
 impl<'a> Strings<'a, 'a> for Borrow {
     fn reparse(self, patched: &str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
         // The tree borrows the patched text, so the arena keeps it.
-        parse_text(arena.bump.alloc_str(patched), arena, self).map_err(|(err, _)| err)
+        parse_text(arena.bump.alloc_str(patched), arena, self, None).map_err(|(err, _)| err)
     }
 
     fn borrowed(&mut self, _: &'a Bump, s: &'a str, _: bool) -> &'a str {
@@ -661,7 +664,7 @@ impl<'a> Detach<'a> {
 
 impl<'de, 'a> Strings<'de, 'a> for Detach<'a> {
     fn reparse(self, patched: &str, arena: &'a Arena) -> Result<Value<'a>, ParseError> {
-        parse_text(patched, arena, self).map_err(|(err, _)| err)
+        parse_text(patched, arena, self, None).map_err(|(err, _)| err)
     }
 
     fn borrowed(&mut self, bump: &'a Bump, s: &'de str, key: bool) -> &'a str {
@@ -683,22 +686,19 @@ fn parse_text<'de, 'a, S: Strings<'de, 'a>>(
     text: &'de str,
     arena: &'a Arena,
     strings: S,
+    stop: Option<split::Stop<'a>>,
 ) -> Result<Value<'a>, (ParseError, S)> {
-    let mut builder = Builder {
-        bump: &arena.bump,
-        values: Vec::new(),
-        entries: Vec::new(),
-        repeated: Vec::new(),
-        duplicates: Vec::new(),
-        strings,
-    };
+    let mut builder = Builder::new(&arena.bump, strings, stop);
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = match ValueSeed(&mut builder)
+    let read = ValueSeed(&mut builder)
         .deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v))
-    {
-        Ok(value) => value,
-        Err(err) => return Err((crate::parse::located(text, &err), builder.strings)),
+        .and_then(|v| de.end().map(|()| v));
+    let value = match (read, builder.stopped) {
+        // The root took its last entry from the second thread; serde_json
+        // refuses the `:` after the key it stopped at.
+        (_, Some(root)) => Value::Object(root),
+        (Ok(value), None) => value,
+        (Err(err), None) => return Err((crate::parse::located(text, &err), builder.strings)),
     };
     match value {
         Value::Object(root) if !builder.duplicates.is_empty() => {
@@ -764,6 +764,78 @@ struct Builder<'a, S> {
     duplicates: Vec<DuplicateKey<'a>>,
     /// Where strings are kept.
     strings: S,
+    /// Arrays and objects open now, and the most ever open at once.
+    depth: u32,
+    deepest: u32,
+    /// Where to take the root's last entry from a second thread.
+    stop: Option<split::Stop<'a>>,
+    /// The root, once built with that entry.
+    stopped: Option<&'a Map<'a>>,
+}
+
+/// serde_json's nesting limit: arrays and objects open at once.
+const NESTING_LIMIT: u32 = 128;
+
+impl<'a, S> Builder<'a, S> {
+    fn new(bump: &'a Bump, strings: S, stop: Option<split::Stop<'a>>) -> Self {
+        Builder {
+            bump,
+            values: Vec::new(),
+            entries: Vec::new(),
+            repeated: Vec::new(),
+            duplicates: Vec::new(),
+            strings,
+            depth: 0,
+            deepest: 0,
+            stop,
+            stopped: None,
+        }
+    }
+
+    fn open(&mut self) {
+        self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
+    }
+
+    /// The second thread's value for `key` when it is the root key the
+    /// split was made at (waiting for that thread to finish); `None` to
+    /// read the value here.
+    fn side_value(&mut self, key: &str) -> Option<split::Side<'a>> {
+        if self.depth != 1 || self.stop.as_ref()?.key_at != key.as_ptr().addr() {
+            return None;
+        }
+        self.stop.take()?.rx.recv().ok().flatten()
+    }
+
+    /// Builds the object whose entries start at `start`, notes its repeated
+    /// keys and closes it.
+    fn close_map(&mut self, start: usize) -> &'a Map<'a> {
+        let built = build_map(
+            self.bump,
+            self.entries.get(start..).unwrap_or_default(),
+            Some(&mut self.repeated),
+        );
+        self.entries.truncate(start);
+        for key in self.repeated.drain(..) {
+            self.duplicates.push(DuplicateKey { object: built, key });
+        }
+        self.depth = self.depth.saturating_sub(1);
+        built
+    }
+}
+
+/// Parses `text`, all of it one JSON value, borrowing from it: the value,
+/// the keys its objects repeat, and the most arrays and objects open at
+/// once. `None` if it is not one value.
+fn parse_part<'a>(
+    text: &'a str,
+    arena: &'a Arena,
+) -> Option<(Value<'a>, Vec<DuplicateKey<'a>>, u32)> {
+    let mut builder = Builder::new(&arena.bump, Borrow, None);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = ValueSeed(&mut builder).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some((value, builder.duplicates, builder.deepest))
 }
 
 /// Builds a map, keeping a repeated key's first position and last value;
@@ -882,6 +954,7 @@ impl<'de, 'a, S: Strings<'de, 'a>> Visitor<'de> for ValueSeed<'_, 'a, S> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value<'a>, A::Error> {
         let b = self.0;
+        b.open();
         let start = b.values.len();
         while let Some(v) = seq.next_element_seed(ValueSeed(&mut *b))? {
             b.values.push(v);
@@ -890,26 +963,28 @@ impl<'de, 'a, S: Strings<'de, 'a>> Visitor<'de> for ValueSeed<'_, 'a, S> {
             .bump
             .alloc_slice_copy(b.values.get(start..).unwrap_or_default());
         b.values.truncate(start);
+        b.depth = b.depth.saturating_sub(1);
         Ok(Value::Array(slice))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'a>, A::Error> {
         let b = self.0;
+        b.open();
         let start = b.entries.len();
         while let Some(key) = map.next_key_seed(KeySeed(&mut *b))? {
+            if let Some(side) = b.side_value(key) {
+                // The root's last entry, read by the second thread: its
+                // objects were finished after this thread's so far.
+                b.duplicates.extend(side.duplicates);
+                b.entries.push((key, side.value));
+                let root = b.close_map(start);
+                b.stopped = Some(root);
+                return Ok(Value::Object(root));
+            }
             let value = map.next_value_seed(ValueSeed(&mut *b))?;
             b.entries.push((key, value));
         }
-        let built = build_map(
-            b.bump,
-            b.entries.get(start..).unwrap_or_default(),
-            Some(&mut b.repeated),
-        );
-        b.entries.truncate(start);
-        for key in b.repeated.drain(..) {
-            b.duplicates.push(DuplicateKey { object: built, key });
-        }
-        Ok(Value::Object(built))
+        Ok(Value::Object(b.close_map(start)))
     }
 }
 
