@@ -210,12 +210,16 @@ impl Text {
 
     /// Parses the text into the borrowed tree the lint reads, allocated in
     /// `arena`; errors as [`read_document`]'s.
+    ///
+    /// A large file's last top-level entry is read on a second thread,
+    /// into `side` (see [`objectstack_spec::json::parse_object_on_two_threads`]).
     pub(crate) fn tree<'a>(
         &'a self,
         arena: &'a objectstack_spec::json::Arena,
+        side: &'a mut objectstack_spec::json::Arena,
     ) -> anyhow::Result<&'a objectstack_spec::json::Map<'a>> {
         // Checked to be UTF-8 when read: not again.
-        objectstack_spec::json::parse_object(self.text(), arena)
+        objectstack_spec::json::parse_object_on_two_threads(self.text(), arena, side)
             .map_err(|e| located(&self.path, self.content.as_bytes(), &e))
     }
 }

@@ -91,10 +91,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         }
     }
     let arena = Arena::new();
+    let mut sides: Vec<Arena> = texts.iter().map(|_| Arena::new()).collect();
     let names: Vec<String> = texts.iter().map(|t| t.path.display().to_string()).collect();
     let mut sources = Vec::new();
-    for (text, name) in texts.iter().zip(&names) {
-        match text.tree(&arena) {
+    for ((text, name), side) in texts.iter().zip(&names).zip(sides.iter_mut()) {
+        match text.tree(&arena, side) {
             Ok(root) => sources.push(Source {
                 file: name,
                 text: Some(text.text()),
@@ -143,6 +144,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     std::mem::forget(views);
     drop(sources);
     std::mem::forget(arena);
+    std::mem::forget(sides);
     std::mem::forget(texts);
     match written {
         Ok(()) => Ok(if unusable > 0 { EXIT_UNUSABLE } else { EXIT_OK }),

@@ -181,9 +181,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         }
     }
     let arena = Arena::new();
+    // One more arena per file, for the part read on a second thread.
+    let mut sides: Vec<Arena> = read_files.iter().map(|_| Arena::new()).collect();
     let mut docs = Vec::new();
-    for doc in &read_files {
-        match doc.tree(&arena) {
+    for (doc, side) in read_files.iter().zip(sides.iter_mut()) {
+        match doc.tree(&arena, side) {
             Ok(root) => docs.push(Loaded {
                 name: display_name(&doc.path),
                 doc,
@@ -206,6 +208,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         );
         drop(docs);
         std::mem::forget(arena);
+        std::mem::forget(sides);
         std::mem::forget(read_files);
         return Ok(EXIT_UNUSABLE);
     }
@@ -251,6 +254,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         );
         drop(docs);
         std::mem::forget(arena);
+        std::mem::forget(sides);
         std::mem::forget(read_files);
         return Ok(if unusable { EXIT_UNUSABLE } else { EXIT_OK });
     }
@@ -334,6 +338,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     drop(docs);
     // A large document is not worth freeing just before exit.
     std::mem::forget(arena);
+    std::mem::forget(sides);
     std::mem::forget(read_files);
     Ok(if unusable {
         EXIT_UNUSABLE

@@ -170,7 +170,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 }
             };
             let arena = Arena::new();
-            let document = match file.tree(&arena) {
+            let mut side = Arena::new();
+            let document = match file.tree(&arena, &mut side) {
                 Ok(document) => document,
                 Err(err) => {
                     eprintln!("error: {}", line_safe(&format!("{err:#}")));

@@ -240,14 +240,17 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     // twice in one object, which `serde_json` drops. Its errors are
     // `serde_json`'s; the owned reading reports them.
     let arena = objectstack_spec::json::Arena::new();
-    let diagnostics = match objectstack_spec::json::parse_object(&text, &arena) {
-        Ok(document) => validate(document),
-        Err(_) => {
-            let root = serde_root(&text)?;
-            validate(objectstack_spec::json::Map::from_serde(&root, &arena))
-        }
-    };
+    let mut side = objectstack_spec::json::Arena::new();
+    let diagnostics =
+        match objectstack_spec::json::parse_object_on_two_threads(&text, &arena, &mut side) {
+            Ok(document) => validate(document),
+            Err(_) => {
+                let root = serde_root(&text)?;
+                validate(objectstack_spec::json::Map::from_serde(&root, &arena))
+            }
+        };
     drop(arena);
+    drop(side);
     Ok(Loaded {
         text,
         root,
