@@ -801,10 +801,10 @@ impl<'a, S> Builder<'a, S> {
     /// split was made at (waiting for that thread to finish); `None` to
     /// read the value here.
     fn side_value(&mut self, key: &str) -> Option<split::Side<'a>> {
-        if self.depth != 1 || self.stop.as_ref()?.key_at != key.as_ptr().addr() {
+        if self.depth != 1 || !self.stop.as_ref()?.is_split(key) {
             return None;
         }
-        self.stop.take()?.rx.recv().ok().flatten()
+        self.stop.take()?.take()
     }
 
     /// Builds the object whose entries start at `start`, notes its repeated

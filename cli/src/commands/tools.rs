@@ -193,6 +193,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
             // The document can be large and the process is about to exit:
             // skip freeing it.
             std::mem::forget(arena);
+            std::mem::forget(side);
             std::mem::forget(file);
             if written.is_err() {
                 break;

@@ -14,7 +14,7 @@
 //! the duplicate-key notes and every error are exactly [`super::parse`]'s.
 
 use std::ops::Range;
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 
 use super::{Arena, Borrow, DuplicateKey, Map, ParseError, Value};
 
@@ -31,37 +31,66 @@ pub fn parse_object_on_two_threads<'a>(
     arena: &'a Arena,
     side: &'a mut Arena,
 ) -> Result<&'a Map<'a>, ParseError> {
-    parse_split(text, arena, side, SPLIT_FROM)
+    let options = Options {
+        from: SPLIT_FROM,
+        min_part: text.len() / 8,
+        wait: false,
+    };
+    parse_split(text, arena, side, &options)
 }
 
-/// [`parse_object_on_two_threads`] with the size from which it splits.
+/// When a text is split.
+pub(super) struct Options {
+    /// The smallest text split.
+    pub(super) from: usize,
+    /// The smallest part for either thread.
+    pub(super) min_part: usize,
+    /// The first thread waits for the second to decide before it reads
+    /// past a root key (for tests: a small text is otherwise read whole
+    /// before the second thread has scanned it).
+    pub(super) wait: bool,
+}
+
+/// [`parse_object_on_two_threads`] with its [`Options`].
 pub(super) fn parse_split<'a>(
     text: &'a str,
     arena: &'a Arena,
     side: &'a mut Arena,
-    from: usize,
+    options: &Options,
 ) -> Result<&'a Map<'a>, ParseError> {
-    let last = (text.len() >= from)
-        .then(|| last_entry(text.as_bytes()))
-        .flatten()
-        .filter(|last| {
-            let eighth = text.len() / 8;
-            last.value.len() >= eighth && last.value.start >= eighth
-        });
-    let (Some(last), Some(value_text)) = (
-        last.as_ref(),
-        last.as_ref().and_then(|l| text.get(l.value.clone())),
-    ) else {
+    if text.len() < options.from {
         return super::parse_object(text, arena);
-    };
-    let key_at = text.as_ptr().addr() + last.key_start;
+    }
+    let min_part = options.min_part;
+    let progress = Arc::new(Shared::default());
     let (tx, rx) = mpsc::sync_channel(1);
+    let stop = Stop {
+        base: text.as_ptr().addr(),
+        progress: Arc::clone(&progress),
+        wait: options.wait,
+        rx,
+    };
     let joined = std::thread::scope(|scope| {
-        scope.spawn(move || {
-            // A send fails only once the first thread no longer listens.
-            let _ = tx.send(parse_side(value_text, side));
-        });
-        super::parse_text(text, arena, Borrow, Some(Stop { key_at, rx }))
+        let spawned = std::thread::Builder::new()
+            .name("objectstack-parse".to_owned())
+            .spawn_scoped(scope, move || {
+                // The scan runs here, beside the first thread's parse.
+                let claimed = claim(text, min_part, &progress.progress);
+                progress.decided();
+                let Some(value_text) = claimed else {
+                    return;
+                };
+                // A send fails only once the first thread no longer listens.
+                let _ = tx.send(parse_side(value_text, side));
+            });
+        // No second thread (the system refused one): the first reads it all.
+        let stop = spawned.is_ok().then_some(stop);
+        let read = super::parse_text(text, arena, Borrow, stop);
+        // Joined here, so a panic on the second thread is not raised again.
+        if let Ok(handle) = spawned {
+            let _ = handle.join();
+        }
+        read
     });
     match joined {
         Ok(Value::Object(map)) => Ok(map),
@@ -70,12 +99,95 @@ pub(super) fn parse_split<'a>(
     }
 }
 
-/// What the first thread waits for at the split: the second thread's value
-/// and the keys its objects repeat, or `None` if it could not read it.
+/// [`Progress`], and a signal for a first thread that waits for the
+/// second's decision ([`Options::wait`]).
+#[derive(Debug, Default)]
+struct Shared {
+    progress: Mutex<Progress>,
+    decided: Condvar,
+}
+
+impl Shared {
+    /// Records that the second thread has decided, and wakes the first.
+    fn decided(&self) {
+        if let Ok(mut progress) = self.progress.lock() {
+            progress.decided = true;
+        }
+        self.decided.notify_all();
+    }
+}
+
+/// Who decided what about the split, shared by the two threads.
+#[derive(Debug, Default)]
+struct Progress {
+    /// The second thread has claimed the split or given it up.
+    decided: bool,
+    /// The offset of the last root key the first thread read without a
+    /// split there (the keys it passes ascend).
+    passed: Option<usize>,
+    /// The offset of the root key the second thread reads the value of.
+    split: Option<usize>,
+}
+
+/// Finds the last entry and claims it for the second thread unless the
+/// first has already read past its key; its value's text, or `None`.
+fn claim<'a>(text: &'a str, min_part: usize, progress: &Mutex<Progress>) -> Option<&'a str> {
+    let last = last_entry(text.as_bytes(), min_part)?;
+    if last.value.len() < min_part {
+        return None;
+    }
+    let value = text.get(last.value)?;
+    let mut progress = progress.lock().ok()?;
+    if progress
+        .passed
+        .is_some_and(|passed| passed >= last.key_start)
+    {
+        return None;
+    }
+    progress.split = Some(last.key_start);
+    Some(value)
+}
+
+/// What the first thread needs at the split: where it is, once the second
+/// thread has claimed it, and that thread's value.
 pub(super) struct Stop<'a> {
-    /// The address of the first byte of the root key (inside its quotes).
-    pub(super) key_at: usize,
-    pub(super) rx: mpsc::Receiver<Option<Side<'a>>>,
+    /// The text's address: a key's offset is its address less this.
+    base: usize,
+    progress: Arc<Shared>,
+    wait: bool,
+    rx: mpsc::Receiver<Option<Side<'a>>>,
+}
+
+impl<'a> Stop<'a> {
+    /// For the root key at `key` (a borrowed slice of the text, or a
+    /// decoded copy elsewhere): whether it is where the second thread
+    /// claimed the split. Either way the decision is final: the second
+    /// thread claims no key the first has passed.
+    pub(super) fn is_split(&self, key: &str) -> bool {
+        let Some(at) = key.as_ptr().addr().checked_sub(self.base) else {
+            return false;
+        };
+        let Ok(mut progress) = self.progress.progress.lock() else {
+            return false;
+        };
+        while self.wait && !progress.decided {
+            progress = match self.progress.decided.wait(progress) {
+                Ok(progress) => progress,
+                Err(_) => return false,
+            };
+        }
+        if progress.split == Some(at) {
+            return true;
+        }
+        progress.passed = Some(progress.passed.map_or(at, |p| p.max(at)));
+        false
+    }
+
+    /// The second thread's value (waiting for it), or `None` if it could
+    /// not read it.
+    pub(super) fn take(self) -> Option<Side<'a>> {
+        self.rx.recv().ok().flatten()
+    }
 }
 
 /// The last top-level entry's value, read on the second thread.
@@ -117,7 +229,10 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
 /// Finds the last entry of the root object by scanning back from the end,
 /// or `None` (not an object, one entry, an escaped key, or text that is
 /// not JSON). Only a hint: the parses check it.
-fn last_entry(bytes: &[u8]) -> Option<LastEntry> {
+///
+/// The scan gives up once it is within `min_part` bytes of the start (the
+/// part before the entry would be too small to be worth a thread).
+fn last_entry(bytes: &[u8], min_part: usize) -> Option<LastEntry> {
     let mut end = bytes.len();
     while end > 0 && bytes.get(end - 1).copied().is_some_and(is_space) {
         end -= 1;
@@ -130,6 +245,9 @@ fn last_entry(bytes: &[u8]) -> Option<LastEntry> {
     let mut at = close;
     let comma = loop {
         at = at.checked_sub(1)?;
+        if at < min_part {
+            return None;
+        }
         match *bytes.get(at)? {
             // A string's closing quote: jump to its opening one, the first
             // quote before it not escaped by an odd run of backslashes.
@@ -188,7 +306,7 @@ mod tests {
     #[test]
     fn the_last_entry_is_found_past_strings_and_nesting() {
         let text = r#"{"a": [1, {"b": "x,\"y"}], "skills" : [{"n": "}\\"}] }"#;
-        let found = last_entry(text.as_bytes()).unwrap();
+        let found = last_entry(text.as_bytes(), 0).unwrap();
         assert_eq!(&text[found.key_start..found.key_start + 6], "skills");
         assert_eq!(&text[found.value], r#"[{"n": "}\\"}]"#);
         for none in [
@@ -198,9 +316,16 @@ mod tests {
             "{}",
             "",
         ] {
-            assert_eq!(last_entry(none.as_bytes()), None, "{none}");
+            assert_eq!(last_entry(none.as_bytes(), 0), None, "{none}");
         }
     }
+
+    /// Any text is split, and the first thread waits for the second.
+    const TESTS: Options = Options {
+        from: 0,
+        min_part: 0,
+        wait: true,
+    };
 
     /// The notes on repeated keys, as (key, the object's keys).
     fn notes(map: &Map<'_>) -> Vec<(String, Vec<String>)> {
@@ -227,7 +352,7 @@ mod tests {
             r.map(|m| format!("{} {:?}", Value::Object(m), notes(m)))
                 .map_err(|e| e.to_string())
         };
-        let split = show(parse_split(text, &arena, &mut side, 0));
+        let split = show(parse_split(text, &arena, &mut side, &TESTS));
         let serial = show(super::super::parse_object(text, &serial_arena));
         (split, serial)
     }
@@ -262,12 +387,19 @@ mod tests {
 
         #[test]
         fn two_threads_read_what_one_reads(
-            entries in prop::collection::vec((prop::sample::select(vec!["a", "b", "skills"]), json()), 0..5),
+            entries in prop::collection::vec(
+                (prop::sample::select(vec!["a", "b", "skills", "sk\\u0069lls"]), json()),
+                0..5,
+            ),
+            space in prop::sample::select(vec![" ", "\t", "\r\n", ""]),
             cut in any::<prop::sample::Index>(),
             truncate in any::<bool>(),
         ) {
-            let body: Vec<String> = entries.iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
-            let mut text = format!("{{ {} }}\n", body.join(" ,\n"));
+            let body: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("\"{k}\"{space}:{space}{v}"))
+                .collect();
+            let mut text = format!("{{{space}{}{space}}}{space}", body.join(&format!("{space},{space}")));
             if truncate {
                 text.truncate(cut.index(text.len() + 1));
             }
@@ -282,7 +414,7 @@ mod tests {
             r#"{"name": "s", "objects": [{"a": 1, "a": 2}], "skills": [{"b": [3], "b": 4}]}"#;
         let (arena, mut side) = (Arena::new(), Arena::new());
         let shown = {
-            let root = parse_split(text, &arena, &mut side, 0).unwrap();
+            let root = parse_split(text, &arena, &mut side, &TESTS).unwrap();
             format!("{} {:?}", Value::Object(root), notes(root))
         };
         assert!(
