@@ -469,18 +469,112 @@ fn chars_in(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
+/// Texts shorter than this are walked on one thread by [`positions_of`].
+const WALK_PARTS_FROM: usize = 4 << 20;
+
 /// The 1-based (line, column) of each offset in `sorted` (ascending, each
-/// on a character boundary), in one walk over the text.
+/// on a character boundary), in one walk over the text: on several threads
+/// for a large text, each walking a stretch and counting from its start,
+/// then adding what the stretches before it hold.
 fn positions_of(text: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
+    let parts = if bytes.len() < WALK_PARTS_FROM {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    positions_in_parts(bytes, sorted, parts)
+}
+
+/// [`positions_of`] with the text walked in `parts` stretches.
+fn positions_in_parts(bytes: &[u8], sorted: &[usize], parts: usize) -> Vec<(usize, usize)> {
+    if parts <= 1 {
+        return walk(bytes, 0, bytes.len(), sorted).positions;
+    }
+    // Stretch `i` is `bounds[i]..bounds[i + 1]`, and holds the offsets up
+    // to its end (the last one also those at the very end of the text).
+    let bounds: Vec<usize> = (0..=parts).map(|i| bytes.len() / parts * i).collect();
+    let mut stretches = Vec::with_capacity(parts);
+    let mut rest = sorted;
+    for (i, pair) in bounds.windows(2).enumerate() {
+        let (&[from, to], last) = (pair, i + 1 == parts) else {
+            continue;
+        };
+        let to = if last { bytes.len() } else { to };
+        let taken = if last {
+            rest.len()
+        } else {
+            rest.partition_point(|&o| o < to)
+        };
+        let (mine, later) = rest.split_at(taken);
+        rest = later;
+        stretches.push((from, to, mine));
+    }
+    let walked: Vec<Walked> = std::thread::scope(|scope| {
+        let handles: Vec<_> = stretches
+            .iter()
+            .skip(1)
+            .map(|&(from, to, mine)| {
+                std::thread::Builder::new()
+                    .name("objectstack-locate".to_owned())
+                    .spawn_scoped(scope, move || walk(bytes, from, to, mine))
+            })
+            .collect();
+        let mut walked = Vec::with_capacity(stretches.len());
+        if let Some(&(from, to, mine)) = stretches.first() {
+            walked.push(walk(bytes, from, to, mine));
+        }
+        for (handle, &(from, to, mine)) in handles.into_iter().zip(stretches.iter().skip(1)) {
+            // A thread the system refused, or one that panicked, is
+            // walked here instead.
+            match handle.map(|h| h.join()) {
+                Ok(Ok(done)) => walked.push(done),
+                _ => walked.push(walk(bytes, from, to, mine)),
+            }
+        }
+        walked
+    });
+    // Each stretch counted from line 1, column 1 at its start: shift it by
+    // where that start really is.
     let mut out = Vec::with_capacity(sorted.len());
+    let (mut line, mut column) = (1, 1);
+    for part in walked {
+        for (l, c) in part.positions {
+            // Before the stretch's first newline, the column continues the
+            // line the stretch started in.
+            out.push(if l == 1 {
+                (line, column + c - 1)
+            } else {
+                (line + l - 1, c)
+            });
+        }
+        (line, column) = if part.end.0 == 1 {
+            (line, column + part.end.1 - 1)
+        } else {
+            (line + part.end.0 - 1, part.end.1)
+        };
+    }
+    out
+}
+
+/// What [`walk`] finds, counted from line 1, column 1 at its start.
+struct Walked {
+    /// Each offset's (line, column).
+    positions: Vec<(usize, usize)>,
+    /// The (line, column) at the stretch's end.
+    end: (usize, usize),
+}
+
+/// The positions of the ascending `sorted` (all in `from..=to`), counted
+/// from `from`, and the position of `to`.
+fn walk(bytes: &[u8], from: usize, to: usize, sorted: &[usize]) -> Walked {
+    let mut positions = Vec::with_capacity(sorted.len());
     let mut line = 1;
     // The column of `cursor`, advanced with it, so a long line (a compact
     // one-line document) is walked once, not once per offset.
     let mut column = 1;
-    let mut cursor = 0;
-    for &offset in sorted {
-        let offset = offset.min(bytes.len());
+    let mut cursor = from;
+    for offset in sorted.iter().map(|&o| o.min(to)).chain([to]) {
         if let Some(chunk) = bytes.get(cursor..offset) {
             // Searching and counting, rather than branching per byte: a
             // compact document is one line of many megabytes.
@@ -493,9 +587,10 @@ fn positions_of(text: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
             }
             cursor = offset;
         }
-        out.push((line, column));
+        positions.push((line, column));
     }
-    out
+    let end = positions.pop().unwrap_or((line, column));
+    Walked { positions, end }
 }
 
 #[cfg(test)]
@@ -735,6 +830,26 @@ mod tests {
                 prop_assert_eq!(&parsed, expected);
                 prop_assert_eq!((span.line, span.column), line_column_at(&text, span.start));
             }
+        }
+
+        #[test]
+        fn a_text_walked_in_stretches_gives_each_offset_its_line_and_column(
+            text in "[a\né\n😀 ]{0,80}",
+            picks in prop::collection::vec(0usize..100, 0..12),
+            parts in 1usize..6,
+        ) {
+            // Character boundaries, ascending, repeats and the very end
+            // included (an offset may sit exactly on a stretch's bound).
+            let mut sorted: Vec<usize> = picks
+                .iter()
+                .map(|&p| p * text.len() / 99)
+                .filter(|&o| text.is_char_boundary(o))
+                .collect();
+            sorted.sort_unstable();
+            let got = positions_in_parts(text.as_bytes(), &sorted, parts);
+            let expected: Vec<(usize, usize)> =
+                sorted.iter().map(|&o| line_column_at(&text, o)).collect();
+            prop_assert_eq!(got, expected);
         }
 
         #[test]
