@@ -478,7 +478,7 @@ const WALK_PARTS_FROM: usize = 4 << 20;
 /// then adding what the stretches before it hold.
 fn positions_of(text: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
-    let parts = if bytes.len() < WALK_PARTS_FROM {
+    let parts = if last_offset(bytes, sorted) < WALK_PARTS_FROM {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
@@ -486,30 +486,20 @@ fn positions_of(text: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
     positions_in_parts(bytes, sorted, parts)
 }
 
-/// [`positions_of`] with the text walked in `parts` stretches.
+/// Where the walk for `sorted` ends: the last offset (the text is not
+/// read past it).
+fn last_offset(bytes: &[u8], sorted: &[usize]) -> usize {
+    sorted.last().map_or(0, |&o| o.min(bytes.len()))
+}
+
+/// [`positions_of`] with the text up to the last offset walked in `parts`
+/// stretches.
 fn positions_in_parts(bytes: &[u8], sorted: &[usize], parts: usize) -> Vec<(usize, usize)> {
+    let end = last_offset(bytes, sorted);
     if parts <= 1 {
-        return walk(bytes, 0, bytes.len(), sorted).positions;
+        return walk(bytes, 0, end, sorted).positions;
     }
-    // Stretch `i` is `bounds[i]..bounds[i + 1]`, and holds the offsets up
-    // to its end (the last one also those at the very end of the text).
-    let bounds: Vec<usize> = (0..=parts).map(|i| bytes.len() / parts * i).collect();
-    let mut stretches = Vec::with_capacity(parts);
-    let mut rest = sorted;
-    for (i, pair) in bounds.windows(2).enumerate() {
-        let (&[from, to], last) = (pair, i + 1 == parts) else {
-            continue;
-        };
-        let to = if last { bytes.len() } else { to };
-        let taken = if last {
-            rest.len()
-        } else {
-            rest.partition_point(|&o| o < to)
-        };
-        let (mine, later) = rest.split_at(taken);
-        rest = later;
-        stretches.push((from, to, mine));
-    }
+    let stretches = stretches(end, sorted, parts);
     let walked: Vec<Walked> = std::thread::scope(|scope| {
         let handles: Vec<_> = stretches
             .iter()
@@ -555,6 +545,27 @@ fn positions_in_parts(bytes: &[u8], sorted: &[usize], parts: usize) -> Vec<(usiz
         };
     }
     out
+}
+
+/// `parts` stretches `from..to` of `0..end` (`end` the last offset) and
+/// the offsets each holds: those before its end, and for the last one
+/// also the offsets at `end`.
+fn stretches(end: usize, sorted: &[usize], parts: usize) -> Vec<(usize, usize, &[usize])> {
+    let mut stretches = Vec::with_capacity(parts);
+    let mut rest = sorted;
+    for i in 0..parts {
+        let (from, last) = (end / parts * i, i + 1 == parts);
+        let to = if last { end } else { end / parts * (i + 1) };
+        let taken = if last {
+            rest.len()
+        } else {
+            rest.partition_point(|&o| o < to)
+        };
+        let (mine, later) = rest.split_at(taken);
+        rest = later;
+        stretches.push((from, to, mine));
+    }
+    stretches
 }
 
 /// What [`walk`] finds, counted from line 1, column 1 at its start.
@@ -847,6 +858,19 @@ mod tests {
                 .collect();
             sorted.sort_unstable();
             let got = positions_in_parts(text.as_bytes(), &sorted, parts);
+            // The stretches tile the text up to the last offset and no
+            // further, each holding the offsets that fall in it.
+            let end = sorted.last().copied().unwrap_or(0);
+            prop_assert_eq!(last_offset(text.as_bytes(), &sorted), end);
+            let cut = stretches(end, &sorted, parts);
+            let mut next = 0;
+            for &(from, to, mine) in &cut {
+                prop_assert_eq!(from, next);
+                prop_assert!(mine.iter().all(|&o| from <= o && o <= to));
+                next = to;
+            }
+            prop_assert_eq!(next, end);
+            prop_assert_eq!(cut.iter().map(|c| c.2.len()).sum::<usize>(), sorted.len());
             let expected: Vec<(usize, usize)> =
                 sorted.iter().map(|&o| line_column_at(&text, o)).collect();
             prop_assert_eq!(got, expected);
