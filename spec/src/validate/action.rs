@@ -275,13 +275,14 @@ fn check(cx: &mut Cx, entry: &Entry<'_>, raw: &Map<'_>, object: Option<&str>) {
     enum_field(cx, raw, "openIn", path, &["self", "new-tab"]);
     if let Some(Value::Array(locations)) = field(cx, raw, "locations", path, Expected::Array) {
         for (i, location) in locations.iter().enumerate() {
-            let at = path.key("locations").index(i);
+            // Made only for a report: most locations are allowed.
+            let at = || path.key("locations").index(i);
             match location.as_str() {
                 Some(l) => {
                     super::check::enum_value(cx, l, at, "a location", ActionLocation::NAMES);
                 }
                 None => cx.push(super::check::wrong_type(
-                    at,
+                    at(),
                     "a location",
                     Expected::String,
                     location,

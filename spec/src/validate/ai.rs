@@ -123,14 +123,15 @@ fn description(
     exposed: bool,
     who: impl fmt::Display,
 ) {
-    let at = path.key("description");
+    // Made only for a report: most descriptions are fine.
+    let at = || path.key("description");
     match block.get("description") {
         Some(Value::String(text)) if !text.is_empty() => {
             let len = utf16_len(text);
             if len < MIN_DESCRIPTION_LEN {
                 cx.push(Diagnostic::new(
                     DiagnosticId::AiDescriptionTooShort,
-                    at,
+                    at(),
                     format!(
                         "`ai.description` of {who} is {len} characters long; it needs at least \
                          {MIN_DESCRIPTION_LEN} (counted in UTF-16 code units)"
@@ -141,19 +142,19 @@ fn description(
         }
         Some(Value::String(_)) | None if exposed => cx.push(Diagnostic::new(
             DiagnosticId::AiDescriptionRequired,
-            if block.contains_key("description") { at } else { path.clone() },
+            if block.contains_key("description") { at() } else { path.clone() },
             format!("{who} is exposed to AI but has no `ai.description`"),
             "add an LLM-facing `description` of at least 40 characters saying when and why to \
              call it, or set `exposed` to `false`",
         )),
         Some(Value::String(_)) => cx.push(Diagnostic::new(
             DiagnosticId::AiDescriptionTooShort,
-            at,
+            at(),
             format!("`ai.description` of {who} is empty; it needs at least {MIN_DESCRIPTION_LEN} characters"),
             "write an LLM-facing description, or delete the key",
         )),
         None => {}
-        Some(other) => cx.push(wrong_type(at, "`description`", Expected::String, other)),
+        Some(other) => cx.push(wrong_type(at(), "`description`", Expected::String, other)),
     }
 }
 

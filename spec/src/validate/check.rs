@@ -253,24 +253,26 @@ pub(crate) fn enum_field<'v>(
     enum_value(
         cx,
         value,
-        parent_path.key(key),
+        || parent_path.key(key),
         format_args!("`{key}`"),
         allowed,
     )
     .then_some(value)
 }
 
-/// Checks that a string is in `allowed`, reporting it otherwise.
+/// Checks that a string is in `allowed`, reporting it otherwise at the
+/// path `path` makes (only then: most values are allowed).
 pub(crate) fn enum_value(
     cx: &mut Cx,
     value: &str,
-    path: JsonPath,
+    path: impl FnOnce() -> JsonPath,
     label: impl fmt::Display,
     allowed: &[&str],
 ) -> bool {
     if allowed.contains(&value) {
         return true;
     }
+    let path = path();
     let list = allowed
         .iter()
         .map(|a| format!("`{a}`"))
