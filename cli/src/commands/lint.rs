@@ -336,7 +336,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     drop(texts);
     drop(docs);
-    // A large document is not worth freeing just before exit.
+    // A large document, and tens of thousands of findings, are not worth
+    // freeing just before exit.
+    std::mem::forget(findings);
     std::mem::forget(arena);
     std::mem::forget(sides);
     std::mem::forget(read_files);
