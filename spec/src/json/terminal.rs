@@ -76,11 +76,14 @@ impl<F: Formatter> Formatter for TerminalSafe<F> {
     ) -> io::Result<()> {
         // Every such character is DEL or starts with one of these bytes in
         // UTF-8 (C1 controls 0xC2, U+061C 0xD8, the U+2000 block 0xE2,
-        // U+FEFF 0xEF): most fragments are written at once.
-        if !fragment
-            .bytes()
-            .any(|b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
-        {
+        // U+FEFF 0xEF): most fragments are written at once. Each chunk is
+        // folded without an early exit, so many bytes are tested at a time
+        // (a lint report can be tens of megabytes of such fragments).
+        if !fragment.as_bytes().chunks(64).any(|chunk| {
+            chunk.iter().fold(false, |seen, &b| {
+                seen | matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef)
+            })
+        }) {
             return self.0.write_string_fragment(writer, fragment);
         }
         let mut rest = fragment;
@@ -169,6 +172,12 @@ mod tests {
             );
             assert!(text.contains("\\u202e") && text.contains("\\u009b") && text.contains("😀"));
             assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+        }
+        // Past the first 64 bytes of a fragment too.
+        for at in [63, 64, 65, 130] {
+            let long = format!("{}\u{202e}{}", "a".repeat(at), "b".repeat(70));
+            let text = to_string(&json!(long)).unwrap();
+            assert!(!text.contains('\u{202e}') && text.contains("\\u202e"), "{at}");
         }
         // Nothing else changes.
         let plain = json!({"a": [1, 2.5, null, true, "x\"y\\z\n"]});
