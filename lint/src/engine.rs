@@ -54,11 +54,15 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             let arena = objectstack_spec::json::Arena::new();
             let stack = Stack::new(&roots, &arena);
             // The rules only read the context; each runs as its own task,
-            // and their hits are joined in the suite's order.
+            // and their hits are joined in the suite's order. One rule a
+            // task (`with_max_len(1)`): else a thread takes a run of rules,
+            // and those after a long one (the reference check) wait for
+            // it while the other core is free.
             let per_rule: Vec<Vec<Pending<'_>>> = {
                 let cx = Context::new(&stack);
                 RULES
                     .par_iter()
+                    .with_max_len(1)
                     .map(|rule| {
                         let mut hits = Vec::new();
                         (rule.check)(&cx, &mut hits);
