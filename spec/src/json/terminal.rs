@@ -177,7 +177,10 @@ mod tests {
         for at in [63, 64, 65, 130] {
             let long = format!("{}\u{202e}{}", "a".repeat(at), "b".repeat(70));
             let text = to_string(&json!(long)).unwrap();
-            assert!(!text.contains('\u{202e}') && text.contains("\\u202e"), "{at}");
+            assert!(
+                !text.contains('\u{202e}') && text.contains("\\u202e"),
+                "{at}"
+            );
         }
         // Nothing else changes.
         let plain = json!({"a": [1, 2.5, null, true, "x\"y\\z\n"]});
