@@ -539,24 +539,23 @@ fn positions_in_parts(bytes: &[u8], sorted: &[usize], parts: usize) -> Vec<(usiz
     // Each stretch counted from line 1, column 1 at its start: shift it by
     // where that start really is.
     let mut out = Vec::with_capacity(sorted.len());
-    let (mut line, mut column) = (1, 1);
+    let mut start = (1, 1);
     for part in walked {
-        for (l, c) in part.positions {
-            // Before the stretch's first newline, the column continues the
-            // line the stretch started in.
-            out.push(if l == 1 {
-                (line, column + c - 1)
-            } else {
-                (line + l - 1, c)
-            });
-        }
-        (line, column) = if part.end.0 == 1 {
-            (line, column + part.end.1 - 1)
-        } else {
-            (line + part.end.0 - 1, part.end.1)
-        };
+        out.extend(part.positions.into_iter().map(|at| shifted(start, at)));
+        start = shifted(start, part.end);
     }
     out
+}
+
+/// The place `(line, column)`, counted from a stretch's start, counted
+/// from the text's instead, the stretch starting at `start`: before the
+/// stretch's first newline the column continues the line it started in.
+fn shifted(start: (usize, usize), (line, column): (usize, usize)) -> (usize, usize) {
+    if line == 1 {
+        (start.0, start.1 + column - 1)
+    } else {
+        (start.0 + line - 1, column)
+    }
 }
 
 /// `parts` stretches `from..to` of `0..end` (`end` the last offset) and

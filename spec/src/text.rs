@@ -92,12 +92,18 @@ pub fn is_snake_name(s: &str) -> bool {
     let Some((&first, rest)) = s.as_bytes().split_first() else {
         return false;
     };
-    // Each chunk is folded without an early exit, so the compiler checks
-    // many bytes per instruction (a stack holds a million such names).
-    (first.is_ascii_lowercase() || first == b'_')
-        && rest
-            .chunks(64)
-            .all(|chunk| chunk.iter().fold(true, |ok, &b| ok & snake_byte(b)))
+    // A stack holds a million such names.
+    (first.is_ascii_lowercase() || first == b'_') && !any_byte(rest, |b| !snake_byte(b))
+}
+
+/// Whether `hit` holds for any byte of `bytes`. Each 64-byte chunk is
+/// folded without an early exit, so the compiler tests many bytes per
+/// instruction where `Iterator::any` would branch on each.
+#[inline]
+pub(crate) fn any_byte(bytes: &[u8], hit: impl Fn(u8) -> bool) -> bool {
+    bytes
+        .chunks(64)
+        .any(|chunk| chunk.iter().fold(false, |seen, &b| seen | hit(b)))
 }
 
 /// `[a-z0-9_]`, without branches.

@@ -17,7 +17,7 @@ use std::io;
 use serde::Serialize;
 use serde_json::ser::{CharEscape, CompactFormatter, Formatter, PrettyFormatter, Serializer};
 
-use crate::text::is_terminal_unsafe;
+use crate::text::{any_byte, is_terminal_unsafe};
 
 /// A formatter that writes as `F` does, with every terminal-unsafe
 /// character of a string escaped.
@@ -76,13 +76,10 @@ impl<F: Formatter> Formatter for TerminalSafe<F> {
     ) -> io::Result<()> {
         // Every such character is DEL or starts with one of these bytes in
         // UTF-8 (C1 controls 0xC2, U+061C 0xD8, the U+2000 block 0xE2,
-        // U+FEFF 0xEF): most fragments are written at once. Each chunk is
-        // folded without an early exit, so many bytes are tested at a time
-        // (a lint report can be tens of megabytes of such fragments).
-        if !fragment.as_bytes().chunks(64).any(|chunk| {
-            chunk.iter().fold(false, |seen, &b| {
-                seen | matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef)
-            })
+        // U+FEFF 0xEF): most fragments are written at once (a lint report
+        // can be tens of megabytes of them).
+        if !any_byte(fragment.as_bytes(), |b| {
+            matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef)
         }) {
             return self.0.write_string_fragment(writer, fragment);
         }
