@@ -6,6 +6,10 @@
 //! `OBJECTSTACK_AI_MAX_INPUT_BYTES` environment variable lowers it): the
 //! limit counts the bytes read, so a pipe or `/dev/zero` cannot make a
 //! command read without end.
+//!
+//! A path of `-` ([`STDIN`]) is standard input, as in most command-line
+//! tools; it can be named once a run (it can be read only once). A file
+//! that is really called `-` is `./-`.
 
 use std::path::{Path, PathBuf};
 
@@ -69,11 +73,25 @@ fn too_large(limit: u64) -> String {
     )
 }
 
+/// The path that names standard input.
+pub(crate) const STDIN: &str = "-";
+
+/// Whether `path` names standard input ([`STDIN`]).
+pub(crate) fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}
+
+/// Set once standard input has been taken: a second `-` would read
+/// nothing and report the empty text as broken JSON.
+static STDIN_TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Why a file could not be read.
 #[derive(Debug)]
 pub(crate) enum ReadError {
     /// The operating system refused.
     Io(std::io::Error),
+    /// `-` was named a second time.
+    StdinAgain,
     /// The path is a directory.
     Directory,
     /// More bytes than the limit (in bytes) came.
@@ -86,17 +104,28 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::Io(err) => write!(f, "cannot read it: {err}"),
             ReadError::Directory => f.write_str("it is a directory"),
+            ReadError::StdinAgain => f.write_str(STDIN_AGAIN),
             ReadError::TooLarge(limit) => write!(f, "it is {}", too_large(*limit)),
         }
     }
 }
 
-/// Reads at most [`max_bytes`] from `path`, counting the bytes that really
-/// come (file metadata says 0 for pipes and devices, and a file can grow
-/// while it is read), so memory stays bounded whatever the path is.
+/// What a second `-` is told.
+const STDIN_AGAIN: &str =
+    "standard input (`-`) is named more than once, and can be read only once; name it once";
+
+/// Reads at most [`max_bytes`] from `path` (standard input for `-`),
+/// counting the bytes that really come (file metadata says 0 for pipes and
+/// devices, and a file can grow while it is read), so memory stays bounded
+/// whatever the path is.
 pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ReadError> {
-    use std::io::Read as _;
     let limit = max_bytes();
+    if is_stdin(path) {
+        if STDIN_TAKEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(ReadError::StdinAgain);
+        }
+        return read_to_limit(std::io::stdin().lock(), 0, limit);
+    }
     let file = std::fs::File::open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     if meta.is_dir() {
@@ -122,8 +151,16 @@ pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ReadError> {
     } else {
         0
     };
+    read_to_limit(file, hint, limit)
+}
+
+/// Reads `source` to its end, or to one byte past `limit` (then
+/// [`ReadError::TooLarge`]); `hint` is the first allocation.
+fn read_to_limit(source: impl std::io::Read, hint: u64, limit: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read as _;
     let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
-    file.take(limit.saturating_add(1))
+    source
+        .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(ReadError::Io)?;
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit {
@@ -171,6 +208,7 @@ pub(crate) fn read_limited(path: &Path, what: &str) -> anyhow::Result<Vec<u8>> {
     read_bounded(path).map_err(|err| match err {
         ReadError::Io(e) => anyhow::anyhow!("cannot read {}: {e}", path.display()),
         ReadError::Directory => anyhow::anyhow!("{} is a directory, not {what}", path.display()),
+        ReadError::StdinAgain => anyhow::anyhow!("{STDIN_AGAIN}"),
         ReadError::TooLarge(limit) => {
             anyhow::anyhow!("{} is {}", path.display(), too_large(limit))
         }

@@ -632,3 +632,27 @@ fn a_lone_surrogate_escape_is_linted_not_refused() {
     assert_eq!(&text[at("byteStart")..at("byteEnd")], r#""action_x\ud83d""#);
     assert_ne!(code(&o), 2, "{}", stderr(&o));
 }
+
+#[test]
+fn a_dash_reads_the_stack_from_standard_input() {
+    let path = "examples/broken-stack.json";
+    let text = fs::read(root().join(path)).unwrap();
+    let from_file = common::run("lint", &["--format", "json", path]);
+    let from_stdin = common::run_with_stdin(&["lint", "--format", "json", "-"], &text);
+    assert_eq!(from_stdin.status.code(), from_file.status.code());
+    assert_eq!(from_file.status.code(), Some(1), "{}", stderr(&from_file));
+    // The same findings, reported against `-`.
+    let expected = stdout(&from_file).replace(&format!("\"{path}\""), "\"-\"");
+    assert_eq!(stdout(&from_stdin), expected);
+}
+
+#[test]
+fn a_dash_named_twice_is_refused_with_a_reason() {
+    let out = common::run_with_stdin(&["lint", "-", "-"], b"{}");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("standard input (`-`) is named more than once"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -283,3 +283,14 @@ fn an_empty_file_is_said_to_be_empty() {
         "{err}"
     );
 }
+
+#[test]
+fn a_dash_validates_standard_input() {
+    let text = std::fs::read(root().join("examples/todo-app.json")).unwrap();
+    let out = common::run_with_stdin(&["validate", "-"], &text);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let out = common::run_with_stdin(&["validate", "-"], b"{\"objects\": [1,");
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    let said = format!("{}{}", stdout(&out), common::stderr(&out));
+    assert!(said.contains('-') && said.contains("1:"), "{said}");
+}

@@ -29,7 +29,8 @@ use crate::{EXIT_OK, EXIT_UNUSABLE};
 /// Arguments of `objectstack-ai capabilities`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The stack files (for example `dist/objectstack.json`).
+    /// The stack files (for example `dist/objectstack.json`); `-` is
+    /// standard input.
     #[arg(value_name = "FILE", required = true)]
     pub(crate) files: Vec<PathBuf>,
     /// Show the files' composition as one stack, so a skill in one file may

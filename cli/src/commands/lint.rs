@@ -26,7 +26,8 @@ const DEFAULT_INPUT: &str = "dist/objectstack.json";
 /// Arguments of `objectstack-ai lint`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Stack files to lint (default: dist/objectstack.json).
+    /// Stack files to lint (default: dist/objectstack.json); `-` is
+    /// standard input.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Lint the files' composition as one stack, so a skill in one file may
@@ -130,6 +131,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // A report or baseline written over a stack file would destroy it.
     let inputs: Vec<PathBuf> = files
         .iter()
+        .filter(|f| !crate::input::is_stdin(f))
         .filter_map(|f| std::fs::canonicalize(f).ok())
         .collect();
     let outputs = args

@@ -52,7 +52,8 @@ use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Stack files (JSON, e.g. `dist/objectstack.json`); each is
-    /// materialised on its own unless `--compose` is given.
+    /// materialised on its own unless `--compose` is given. `-` is
+    /// standard input.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Materialise the composition of all the files as one stack

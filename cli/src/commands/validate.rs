@@ -65,7 +65,7 @@ use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Stack files (JSON, e.g. `dist/objectstack.json`); each is validated
-    /// on its own.
+    /// on its own. `-` is standard input.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Also validate the composition of all the files (collections
