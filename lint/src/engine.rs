@@ -58,9 +58,9 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             // task (`with_max_len(1)`): else a thread takes a run of rules,
             // and those after a long one (the reference check) wait for
             // it while the other core is free.
-            let per_rule: Vec<Vec<Pending<'_>>> = {
+            let (per_rule, universe) = {
                 let cx = Context::new(&stack);
-                RULES
+                let per_rule: Vec<Vec<Pending<'_>>> = RULES
                     .par_iter()
                     .with_max_len(1)
                     .map(|rule| {
@@ -68,19 +68,28 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
                         (rule.check)(&cx, &mut hits);
                         hits
                     })
-                    .collect()
+                    .collect();
+                (per_rule, cx.into_universe())
             };
-            // The context (the universe, the suggestion index) is gone:
-            // the hits put off until now are made in the room it leaves,
-            // on every core (a rule may have put off tens of thousands),
-            // and collected in the suite's order.
-            // Collected in place (an indexed collect writes each result
-            // to its slot), not in pieces joined afterwards.
+            // The context is gone but for the universe. The suggestions
+            // put-off hits wait for are looked up now, from a suggestion
+            // index built in the room the context left (with every core,
+            // so that no lookup waits for it), and the universe goes.
             let mut pending: Vec<Pending<'_>> =
                 Vec::with_capacity(per_rule.iter().map(Vec::len).sum());
             for rule_hits in per_rule {
                 pending.extend(rule_hits);
             }
+            if pending.iter().any(Pending::wants_suggestion) {
+                universe.prepare_suggestions();
+                pending.par_iter_mut().for_each(|h| h.suggest(&universe));
+            }
+            drop(universe);
+            // The hits put off until now are made in the room left, on
+            // every core (a rule may have put off tens of thousands), and
+            // collected in the suite's order: in place (an indexed collect
+            // writes each result to its slot), not in pieces joined
+            // afterwards.
             let mut hits: Vec<Option<Hit>> = Vec::new();
             pending
                 .into_par_iter()

@@ -126,13 +126,32 @@ impl Pending<'_> {
             Pending::Later(later) => (later.finish)(stack, later),
         }
     }
+
+    /// Whether it waits for a suggestion ([`Pending::suggest`]).
+    pub(crate) fn wants_suggestion(&self) -> bool {
+        matches!(self, Pending::Later(later) if later.suggests)
+    }
+
+    /// Looks up the suggestion a put-off hit waits for, from the universe
+    /// of tool names, and keeps it as the hit's detail.
+    pub(crate) fn suggest(&mut self, universe: &Universe) {
+        if let Pending::Later(later) = self
+            && later.suggests
+        {
+            later.detail = universe.suggest(later.name).map(Box::from);
+            later.suggests = false;
+        }
+    }
 }
 
 /// A hit kept as a few numbers and names borrowed from the document, to be
 /// made into a finding after the rules have run, when their shared indexes
-/// (the universe, the suggestion index) have been dropped: a rule that can
-/// report tens of thousands of findings reports them this way, so the
-/// findings and the indexes are never in memory together.
+/// have been dropped: a rule that can report tens of thousands of findings
+/// reports them this way, so the findings and the indexes are never in
+/// memory together. A hit can wait for a suggestion from the universe of
+/// tool names: the engine keeps the universe when the rules' other indexes
+/// go, builds its suggestion index in the room they leave, looks the
+/// suggestions up, and drops it before any hit is made.
 #[derive(Debug)]
 pub(crate) struct Later<'a> {
     /// Index of the entry in the stack collection the rule reads.
@@ -145,6 +164,9 @@ pub(crate) struct Later<'a> {
     pub(crate) code: u8,
     /// A name or a reason the rule found with it, if any.
     pub(crate) detail: Option<Box<str>>,
+    /// Whether it waits for a suggestion for `name`, which becomes its
+    /// `detail` (see [`Pending::suggest`]).
+    pub(crate) suggests: bool,
     /// Makes the hit.
     pub(crate) finish: fn(&Stack<'_>, Later<'_>) -> Option<Hit>,
 }
@@ -310,6 +332,12 @@ impl<'s, 'a> Context<'s, 'a> {
             flow_names: OnceLock::new(),
             skill_names: OnceLock::new(),
         }
+    }
+
+    /// The universe, kept for [`Pending::suggest`] when the rest is
+    /// dropped.
+    pub(crate) fn into_universe(self) -> Universe {
+        self.universe
     }
 
     /// The tool names a runtime registers from this stack with everything

@@ -23,7 +23,11 @@ pub(crate) fn check_rule(rule: &Rule, root: &Map<'_>) -> Vec<Finding> {
     let cx = Context::new(&stack);
     let mut hits = Vec::new();
     (rule.check)(&cx, &mut hits);
-    drop(cx);
+    let universe = cx.into_universe();
+    for hit in &mut hits {
+        hit.suggest(&universe);
+    }
+    drop(universe);
     hits.into_iter()
         .filter_map(|h| h.finish(&stack))
         .map(|h| h.finding)

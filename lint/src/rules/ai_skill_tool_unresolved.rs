@@ -111,13 +111,12 @@ impl Kind<'_> {
 
 fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
     // A million references are resolved in chunks of skills, in parallel.
-    // The few that do not resolve are then classified, which may need the
-    // suggestion index: it is built once, between the two passes, with
-    // both cores (built on the first miss instead, it would stall every
-    // other chunk waiting for it). The chunks' hits are joined in
-    // document order. Each hit is kept as the skill, the position and
-    // what was found, and made into a finding by `finish` once the rules'
-    // indexes are gone.
+    // The few that do not resolve are then classified, and the chunks'
+    // hits joined in document order. Each hit is kept as the skill, the
+    // position and what was found, and made into a finding by `finish`
+    // once the rules' other indexes are gone: a fictional name's
+    // suggestion is looked for only then, as the suggestion index is
+    // large (see `Later`).
     let misses: Vec<Vec<Miss<'a>>> = cx
         .stack
         .skills
@@ -131,13 +130,6 @@ fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
             misses
         })
         .collect();
-    if misses
-        .iter()
-        .flatten()
-        .any(|m| wants_suggestion(cx, m.reference))
-    {
-        cx.universe.prepare_suggestions();
-    }
     let per_chunk: Vec<Vec<Pending<'a>>> = misses
         .par_iter()
         .map(|misses| misses.iter().map(|m| pending(cx, m)).collect())
@@ -190,7 +182,7 @@ fn pending<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Pending<'a> {
     let (code, detail) = match classify(cx, miss.reference) {
         Kind::Wildcard(_) => (WILDCARD, None),
         Kind::Unexposed(_, reason) => (UNEXPOSED, Some(reason.into_boxed_str())),
-        Kind::Fictional(suggestion) => (FICTIONAL, suggestion.map(Box::from)),
+        Kind::Fictional(_) => (FICTIONAL, None),
     };
     Pending::Later(Later {
         entry: miss.skill,
@@ -198,11 +190,13 @@ fn pending<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Pending<'a> {
         name: miss.reference,
         code,
         detail,
+        suggests: code == FICTIONAL,
         finish,
     })
 }
 
-/// Makes the finding of a reference [`check`] put off.
+/// Makes the finding of a reference [`check`] put off (a fictional one's
+/// suggestion, if any, is its detail by now).
 fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
     let skill = stack.skills.get(later.entry)?;
     let reference = later.name;
@@ -234,14 +228,8 @@ fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
     Some(report.into_hit())
 }
 
-/// Whether [`classify`] asks for a suggestion for this reference.
-fn wants_suggestion(cx: &Context<'_, '_>, reference: &str) -> bool {
-    !reference.ends_with('*')
-        && !reference
-            .strip_prefix(ACTION_PREFIX)
-            .is_some_and(|action| cx.unexposed.contains(action))
-}
-
+/// The kind of an unresolved reference; a fictional one's suggestion is
+/// left to [`finish`].
 fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {
     if let Some(prefix) = reference.strip_suffix('*') {
         return Kind::Wildcard(prefix);
@@ -256,7 +244,7 @@ fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {
             .unwrap_or_default();
         return Kind::Unexposed(action, reason);
     }
-    Kind::Fictional(cx.universe.suggest(reference))
+    Kind::Fictional(None)
 }
 
 /// Part `i` of a deferred text (empty when absent).
