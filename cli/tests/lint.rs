@@ -532,6 +532,48 @@ fn rules_lists_every_rule() {
     insta::assert_snapshot!("rules", out);
 }
 
+#[test]
+fn rules_as_json_agree_with_the_listing_and_explain() {
+    let o = run(&["rules", "--format", "json"]);
+    assert_eq!(code(&o), 0);
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rules = listed["rules"].as_array().unwrap();
+    let text = stdout(&run(&["rules"]));
+    // The text's ids, in its order: the first word of each indented line.
+    let text_ids: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, text_ids);
+    for id in objectstack_lint_ids() {
+        let rule = rules.iter().find(|r| r["id"] == id).unwrap();
+        assert_eq!(rule["kind"], "lint", "{id}");
+    }
+    assert!(rules.iter().any(|r| r["kind"] == "validation"));
+    for rule in rules {
+        let id = rule["id"].as_str().unwrap();
+        let severity = rule["defaultSeverity"].as_str().unwrap();
+        let summary = rule["summary"].as_str().unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(id))
+            .unwrap();
+        let mut words = line.split_whitespace();
+        assert_eq!(words.nth(1), Some(severity), "{line}");
+        assert!(line.ends_with(summary), "{line}\n{summary}");
+        let explained = stdout(&run(&["explain", id]));
+        assert_eq!(
+            explained,
+            format!(
+                "# {id} (default: {severity})\n\n{}\n",
+                rule["documentation"].as_str().unwrap()
+            )
+        );
+    }
+}
+
 fn objectstack_lint_ids() -> [&'static str; 9] {
     [
         "ai-skill-tool-unresolved",
