@@ -14,7 +14,10 @@
 //!   position and its last value, as `JSON.parse` does; the parser notes
 //!   each such key on the document's root ([`Map::duplicates`]), so
 //!   validation can warn about it. Objects with many keys carry a sorted
-//!   index, so a lookup never scans thousands of keys.
+//!   index, so a lookup never scans thousands of keys;
+//! - objects that write the same keys in the same order (the actions of a
+//!   stack) share one array of keys and its index, and each holds only its
+//!   values.
 //!
 //! The API mirrors `serde_json`'s (`get`, `as_str`, `as_object`, `iter`,
 //! ...), so code reads the same. This tree is the one reading of a stack:
@@ -156,23 +159,30 @@ pub enum Value<'a> {
     Object(&'a Map<'a>),
 }
 
-/// A JSON object: its entries in document order (a key appears once), and
-/// for large objects a sorted index used by [`Map::get`].
+/// A JSON object: its entries in document order (a key appears once).
+///
+/// The keys live in a layout that every object of a document writing
+/// the same keys in the same order shares (the hundred thousand actions of
+/// a large stack have a handful of layouts), so an object holds only its
+/// values: a key lookup scans a short array of keys that stays in cache,
+/// and the tree is a value, not a key and a value, per entry.
 #[derive(Debug)]
 pub struct Map<'a> {
-    entries: &'a [(&'a str, Value<'a>)],
-    /// What few objects need: the index of a large object, the duplicate
-    /// keys noted on a parsed document's root. `None` for most objects,
-    /// so they pay one word for it.
-    extra: Option<&'a Extra<'a>>,
+    layout: &'a Layout<'a>,
+    /// The values, in the order of the layout's keys (as many).
+    values: &'a [Value<'a>],
 }
 
+/// The keys of one or more objects, and what is known of them.
 #[derive(Debug)]
-struct Extra<'a> {
-    /// Entry positions sorted by key; empty for small objects.
+struct Layout<'a> {
+    /// The keys in document order.
+    keys: &'a [&'a str],
+    /// Key positions sorted by key, for objects with many keys; empty for
+    /// the others.
     sorted: &'a [u32],
-    /// On the root of a parsed document only.
-    duplicates: Option<Duplicates<'a>>,
+    /// On the root of a parsed document only (its own layout).
+    duplicates: Option<&'a Duplicates<'a>>,
 }
 
 /// The keys a parsed document writes more than once in one object, noted
@@ -212,33 +222,33 @@ const INDEXED_FROM: usize = 16;
 impl<'a> Map<'a> {
     /// The empty object.
     pub const EMPTY: Map<'a> = Map {
-        entries: &[],
-        extra: None,
+        layout: &Layout {
+            keys: &[],
+            sorted: &[],
+            duplicates: None,
+        },
+        values: &[],
     };
 
     /// The value under `key`.
     #[inline]
     pub fn get(&self, key: &str) -> Option<&'a Value<'a>> {
-        let entries = self.entries;
-        self.position(key)
-            .and_then(|i| entries.get(i))
-            .map(|(_, v)| v)
+        let values = self.values;
+        self.position(key).and_then(|i| values.get(i))
     }
 
     /// The position of `key` among the entries ([`iter`](Self::iter)'s
     /// order: document order, a key written twice at its first position).
     #[inline]
     pub fn position(&self, key: &str) -> Option<usize> {
-        let entries = self.entries;
-        let sorted = self.extra.map_or(&[][..], |e| e.sorted);
+        let Layout { keys, sorted, .. } = *self.layout;
         if sorted.is_empty() {
-            return entries.iter().position(|(k, _)| same_key(k, key));
+            return keys.iter().position(|k| same_key(k, key));
         }
         let found = sorted
             .binary_search_by(|&i| {
-                entries
-                    .get(i as usize)
-                    .map_or(std::cmp::Ordering::Less, |(k, _)| (*k).cmp(key))
+                keys.get(i as usize)
+                    .map_or(std::cmp::Ordering::Less, |k| (*k).cmp(key))
             })
             .ok()?;
         sorted.get(found).map(|&i| i as usize)
@@ -251,27 +261,27 @@ impl<'a> Map<'a> {
 
     /// The entries in document order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, &'a Value<'a>)> + 'a {
-        self.entries.iter().map(|(k, v)| (*k, v))
+        self.layout.keys.iter().copied().zip(self.values)
     }
 
     /// The keys in document order.
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
-        self.entries.iter().map(|(k, _)| *k)
+        self.layout.keys.iter().copied()
     }
 
     /// The values in document order.
     pub fn values(&self) -> impl ExactSizeIterator<Item = &'a Value<'a>> + 'a {
-        self.entries.iter().map(|(_, v)| v)
+        self.values.iter()
     }
 
     /// The number of keys.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.values.len()
     }
 
     /// Whether the object has no keys.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.values.is_empty()
     }
 
     /// An owned copy.
@@ -285,7 +295,7 @@ impl<'a> Map<'a> {
     /// written twice (first position, last value) and indexing large maps.
     /// Nothing is noted about such a key (see [`Map::duplicates`]).
     pub fn from_entries(arena: &'a Arena, entries: &[(&'a str, Value<'a>)]) -> &'a Map<'a> {
-        build_map(&arena.bump, entries, None)
+        build_map(&arena.bump, entries, None, None)
     }
 
     /// On the root of a document read by [`parse`] (or [`parse_document`],
@@ -293,24 +303,24 @@ impl<'a> Map<'a> {
     /// than once, with the text. `None` when there is none, and for every
     /// other map.
     pub fn duplicates(&self) -> Option<&'a Duplicates<'a>> {
-        self.extra.and_then(|e| e.duplicates.as_ref())
+        self.layout.duplicates
     }
 
     /// The `i`-th entry in document order.
     pub(crate) fn entry_at(&self, i: usize) -> Option<(&'a str, &'a Value<'a>)> {
-        self.entries.get(i).map(|(k, v)| (*k, v))
+        Some((*self.layout.keys.get(i)?, self.values.get(i)?))
     }
 
     /// An address that tells this object from every other of its tree
     /// (objects with no entries share one).
     pub(crate) fn identity(&self) -> usize {
-        self.entries.as_ptr().addr()
+        self.values.as_ptr().addr()
     }
 
     /// Whether `self` and `other` are the same object of one tree (not
     /// merely equal ones).
     pub fn same_object(&self, other: &Map<'_>) -> bool {
-        !self.entries.is_empty() && std::ptr::addr_eq(self.entries, other.entries)
+        !self.values.is_empty() && std::ptr::addr_eq(self.values, other.values)
     }
 }
 
@@ -461,7 +471,7 @@ impl<'a> Map<'a> {
             .iter()
             .map(|(k, v)| (k.as_str(), Value::from_serde(v, arena)))
             .collect();
-        build_map(&arena.bump, &entries, None)
+        build_map(&arena.bump, &entries, None, None)
     }
 }
 
@@ -511,16 +521,13 @@ impl fmt::Display for Value<'_> {
 
 impl<'a> IntoIterator for &Map<'a> {
     type Item = (&'a str, &'a Value<'a>);
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (&'a str, Value<'a>)>,
-        fn(&'a (&'a str, Value<'a>)) -> (&'a str, &'a Value<'a>),
+    type IntoIter = std::iter::Zip<
+        std::iter::Copied<std::slice::Iter<'a, &'a str>>,
+        std::slice::Iter<'a, Value<'a>>,
     >;
 
     fn into_iter(self) -> Self::IntoIter {
-        fn pair<'a>(entry: &'a (&'a str, Value<'a>)) -> (&'a str, &'a Value<'a>) {
-            (entry.0, &entry.1)
-        }
-        self.entries.iter().map(pair)
+        self.layout.keys.iter().copied().zip(self.values)
     }
 }
 
@@ -705,16 +712,17 @@ fn parse_text<'de, 'a, S: Strings<'de, 'a>>(
             // A second header for the root, sharing its entries, that
             // carries the notes; only a document with a repeated key pays.
             let bump = &arena.bump;
-            let extra = bump.alloc(Extra {
-                sorted: root.extra.map_or(&[][..], |e| e.sorted),
-                duplicates: Some(Duplicates {
+            let layout = bump.alloc(Layout {
+                keys: root.layout.keys,
+                sorted: root.layout.sorted,
+                duplicates: Some(bump.alloc(Duplicates {
                     text: builder.strings.text(bump, text),
                     keys: bump.alloc_slice_copy(&builder.duplicates),
-                }),
+                })),
             });
             Ok(Value::Object(bump.alloc(Map {
-                entries: root.entries,
-                extra: Some(extra),
+                layout,
+                values: root.values,
             })))
         }
         value => Ok(value),
@@ -771,6 +779,8 @@ struct Builder<'a, S> {
     stop: Option<split::Stop<'a>>,
     /// The root, once built with that entry.
     stopped: Option<&'a Map<'a>>,
+    /// Layouts seen lately, for objects that write the same keys.
+    layouts: Layouts<'a>,
 }
 
 /// serde_json's nesting limit: arrays and objects open at once.
@@ -789,6 +799,7 @@ impl<'a, S> Builder<'a, S> {
             deepest: 0,
             stop,
             stopped: None,
+            layouts: Layouts::default(),
         }
     }
 
@@ -814,6 +825,7 @@ impl<'a, S> Builder<'a, S> {
             self.bump,
             self.entries.get(start..).unwrap_or_default(),
             Some(&mut self.repeated),
+            Some(&mut self.layouts),
         );
         self.entries.truncate(start);
         for key in self.repeated.drain(..) {
@@ -839,12 +851,31 @@ fn parse_part<'a>(
 }
 
 /// Builds a map, keeping a repeated key's first position and last value;
-/// each repeated key is pushed once to `repeated` when given.
+/// each repeated key is pushed once to `repeated` when given. With
+/// `layouts`, a map that writes the keys of one seen lately shares its
+/// layout.
 fn build_map<'a>(
     bump: &'a Bump,
     entries: &[(&'a str, Value<'a>)],
     repeated: Option<&mut Vec<&'a str>>,
+    layouts: Option<&mut Layouts<'a>>,
 ) -> &'a Map<'a> {
+    let values = || bump.alloc_slice_fill_iter(entries.iter().map(|&(_, v)| v));
+    // A layout seen before has no repeated key: its map was built from
+    // entries without one.
+    let (slot, layouts) = match layouts {
+        Some(layouts) => {
+            let slot = Layouts::slot(entries);
+            if let Some(layout) = layouts.find(slot, entries) {
+                return bump.alloc(Map {
+                    layout,
+                    values: values(),
+                });
+            }
+            (slot, Some(layouts))
+        }
+        None => (0, None),
+    };
     let n = entries.len();
     let mut sorted: Vec<u32> = Vec::new();
     let mut duplicate = false;
@@ -883,23 +914,80 @@ fn build_map<'a>(
                 }
             }
         }
-        return build_map(bump, &kept, None);
+        return build_map(bump, &kept, None, None);
     }
-    let entries = bump.alloc_slice_copy(entries);
-    let extra = if sorted.is_empty() {
-        None
-    } else {
-        let sorted = bump.alloc_slice_copy(&sorted);
-        Some(&*bump.alloc(Extra {
-            sorted,
-            duplicates: None,
-        }))
-    };
-    bump.alloc(Map { entries, extra })
+    let layout: &'a Layout<'a> = bump.alloc(Layout {
+        keys: bump.alloc_slice_fill_iter(entries.iter().map(|&(k, _)| k)),
+        sorted: bump.alloc_slice_copy(&sorted),
+        duplicates: None,
+    });
+    if let Some(layouts) = layouts {
+        layouts.keep(slot, layout);
+    }
+    bump.alloc(Map {
+        layout,
+        values: values(),
+    })
 }
 
 fn key_at<'a>(entries: &[(&'a str, Value<'a>)], i: u32) -> &'a str {
     entries.get(i as usize).map_or("", |(k, _)| *k)
+}
+
+/// The layouts a parse met lately, in a small table indexed by a cheap
+/// digest of the keys (their lengths and first and last bytes); a slot
+/// keeps the last layout that fell in it. Objects of one kind (the actions
+/// of a stack, their `ai` blocks) share a handful of layouts; a document
+/// whose objects all differ allocates one layout per object, as many keys
+/// as it had before layouts were shared.
+#[derive(Default)]
+struct Layouts<'a> {
+    /// Empty until the first layout is kept: a document without objects
+    /// (or a parse that fails first) pays nothing.
+    slots: Vec<Option<&'a Layout<'a>>>,
+}
+
+/// Slots of [`Layouts`] (a power of two).
+const LAYOUT_SLOTS: usize = 1024;
+
+impl<'a> Layouts<'a> {
+    /// The slot for objects with these keys.
+    fn slot(entries: &[(&str, Value<'_>)]) -> usize {
+        let mut digest = entries.len() as u64;
+        for (k, _) in entries {
+            let bytes = k.as_bytes();
+            let first = bytes.first().copied().unwrap_or(0);
+            let last = bytes.last().copied().unwrap_or(0);
+            digest = (digest.rotate_left(7)
+                ^ (bytes.len() as u64)
+                ^ (u64::from(first) << 16)
+                ^ (u64::from(last) << 24))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        (digest >> 54) as usize % LAYOUT_SLOTS
+    }
+
+    /// The layout in `slot` when its keys are these, in this order.
+    fn find(&self, slot: usize, entries: &[(&str, Value<'_>)]) -> Option<&'a Layout<'a>> {
+        let layout = (*self.slots.get(slot)?)?;
+        let same = layout.keys.len() == entries.len()
+            && layout
+                .keys
+                .iter()
+                .zip(entries)
+                .all(|(k, (e, _))| same_key(k, e));
+        same.then_some(layout)
+    }
+
+    /// Keeps `layout` in `slot`, in place of the one there.
+    fn keep(&mut self, slot: usize, layout: &'a Layout<'a>) {
+        if self.slots.is_empty() {
+            self.slots = vec![None; LAYOUT_SLOTS];
+        }
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = Some(layout);
+        }
+    }
 }
 
 struct ValueSeed<'b, 'a, S>(&'b mut Builder<'a, S>);
@@ -1120,6 +1208,45 @@ mod tests {
         assert_eq!(root.duplicates().map(|d| d.keys.len()), Some(1));
         assert_eq!(root.get("n39").and_then(Value::as_u64), Some(39));
         assert_eq!(root.get("k").and_then(Value::as_u64), Some(1));
+    }
+
+    #[test]
+    fn objects_with_the_same_keys_share_them_and_keep_their_own_values() {
+        let arena = Arena::new();
+        let text = r#"[{"a": 1, "b": 2}, {"a": 3, "b": 4}, {"b": 5, "a": 6},
+                       {"a": 7, "a": 8, "b": 9}, {"a": 10, "b": 11}, {"a": 12}]"#;
+        let v = parse(text, &arena).unwrap();
+        let maps: Vec<&Map<'_>> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_object().unwrap())
+            .collect();
+        let pairs = |m: &Map<'_>| -> Vec<(String, u64)> {
+            m.iter()
+                .map(|(k, v)| (k.to_owned(), v.as_u64().unwrap()))
+                .collect()
+        };
+        let p = |list: &[(&str, u64)]| -> Vec<(String, u64)> {
+            list.iter().map(|&(k, v)| (k.to_owned(), v)).collect()
+        };
+        assert_eq!(pairs(maps[0]), p(&[("a", 1), ("b", 2)]));
+        assert_eq!(pairs(maps[1]), p(&[("a", 3), ("b", 4)]));
+        assert_eq!(pairs(maps[2]), p(&[("b", 5), ("a", 6)]));
+        assert_eq!(pairs(maps[3]), p(&[("a", 8), ("b", 9)]));
+        assert_eq!(pairs(maps[4]), p(&[("a", 10), ("b", 11)]));
+        assert_eq!(pairs(maps[5]), p(&[("a", 12)]));
+        assert_eq!(maps[2].get("a").and_then(Value::as_u64), Some(6));
+        assert_eq!(maps[2].position("a"), Some(1));
+        // The second object (and the fifth) use the first one's keys; the
+        // keys written in another order are their own.
+        let first_key = |m: &Map<'_>| m.keys().next().unwrap().as_ptr();
+        assert_eq!(first_key(maps[1]), first_key(maps[0]));
+        assert_eq!(first_key(maps[4]), first_key(maps[0]));
+        assert_ne!(first_key(maps[2]), first_key(maps[0]));
+        // Each keeps its own values: they are different objects.
+        assert!(!maps[0].same_object(maps[1]));
+        assert!(maps[1].same_object(maps[1]));
     }
 
     #[test]
