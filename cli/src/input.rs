@@ -8,8 +8,9 @@
 //! command read without end.
 //!
 //! A path of `-` ([`STDIN`]) is standard input, as in most command-line
-//! tools; it can be named once a run (it can be read only once). A file
-//! that is really called `-` is `./-`.
+//! tools, wherever a command reads a file (a stack, a configuration file,
+//! a baseline, a registry dump); it can be named once a run (it can be
+//! read only once). A file that is really called `-` is `./-`.
 
 use std::path::{Path, PathBuf};
 
@@ -110,9 +111,10 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// What a second `-` is told.
-const STDIN_AGAIN: &str =
-    "standard input (`-`) is named more than once, and can be read only once; name it once";
+/// What a second `-` is told (the first may have been another argument's:
+/// a configuration file, a baseline).
+const STDIN_AGAIN: &str = "standard input (`-`) was already read for another argument, and can \
+                           be read only once; name `-` once";
 
 /// Reads at most [`max_bytes`] from `path` (standard input for `-`),
 /// counting the bytes that really come (file metadata says 0 for pipes and

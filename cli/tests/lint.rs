@@ -693,8 +693,26 @@ fn a_dash_named_twice_is_refused_with_a_reason() {
     let out = common::run_with_stdin(&["lint", "-", "-"], b"{}");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("standard input (`-`) is named more than once"),
+        stderr(&out).contains("standard input (`-`) was already read for another argument"),
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_file_really_called_dash_is_reported_as_dot_slash_dash() {
+    let dir = scratch("dash-file");
+    fs::copy(root().join("examples/broken-stack.json"), dir.join("-")).unwrap();
+    let out = run_in(&dir, &["lint", "--format", "json", "./-"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let files: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["location"]["file"].as_str().unwrap())
+        .collect();
+    assert!(!files.is_empty());
+    assert!(files.iter().all(|f| *f == "./-"), "{files:?}");
+    fs::remove_dir_all(&dir).unwrap();
 }

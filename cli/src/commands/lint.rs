@@ -159,7 +159,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let config_for = |path: &Path| -> anyhow::Result<Config> {
         let mut config = match &fixed_config {
             Some(c) => c.clone(),
-            None => match Config::discover(path) {
+            // Standard input has no directory: the search starts here.
+            None => match Config::discover(if crate::input::is_stdin(path) {
+                Path::new(".")
+            } else {
+                path
+            }) {
                 Some(found) => load_config(&found)?,
                 None => Config::default(),
             },
@@ -383,12 +388,21 @@ fn shown(path: &Path) -> String {
 }
 
 /// The path as findings report it: relative to the working directory when
-/// it is inside it, with `/` separators and no leading `./`.
+/// it is inside it, with `/` separators and no leading `./` (but a file
+/// really called `-` stays `./-`, which standard input's `-` is not).
 fn display_name(path: &Path) -> String {
+    if crate::input::is_stdin(path) {
+        return crate::input::STDIN.to_owned();
+    }
     let relative = std::env::current_dir()
         .ok()
         .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
         .unwrap_or_else(|| path.to_path_buf());
     let s = relative.to_string_lossy().replace('\\', "/");
-    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+    let s = s.strip_prefix("./").map(str::to_owned).unwrap_or(s);
+    if s == crate::input::STDIN {
+        format!("./{s}")
+    } else {
+        s
+    }
 }

@@ -229,7 +229,8 @@ fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
 }
 
 /// The kind of an unresolved reference; a fictional one's suggestion is
-/// left to [`finish`].
+/// looked up later, by the engine (`Pending::suggest`), and reaches
+/// [`finish`] as the hit's detail.
 fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {
     if let Some(prefix) = reference.strip_suffix('*') {
         return Kind::Wildcard(prefix);
