@@ -48,7 +48,7 @@ mod waits;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use objectstack_bridge::approval::{
@@ -752,21 +752,26 @@ impl Gateway {
 /// finishes: when the process ends with the call still running (SIGTERM
 /// or the end of stdin waited `drain_timeout` for it), the runtime drops
 /// its task, and the trail says the action may have run on the server,
-/// with no outcome, instead of saying nothing.
+/// with no outcome, instead of saying nothing; with the pending action's
+/// id when the call had proposed or was deciding one.
 struct Unfinished<'a> {
     shared: &'a Shared,
     caller: &'a Caller,
     name: &'a str,
     sha: Option<String>,
     started: Instant,
+    pending: Arc<OnceLock<String>>,
     running: bool,
 }
 
 /// When a call began and the SHA-256 of its input, read once for its
-/// audit line and for [`Unfinished`]'s.
+/// audit line and for [`Unfinished`]'s; and the pending action the call
+/// proposed or decides, once known, for the `abandoned` line too (an
+/// operator then knows which action to check on the server).
 struct Begun {
     sha: Option<String>,
     started: Instant,
+    pending: Arc<OnceLock<String>>,
 }
 
 impl<'a> Unfinished<'a> {
@@ -781,6 +786,7 @@ impl<'a> Unfinished<'a> {
         let begun = Begun {
             sha: input_sha256(arguments).ok(),
             started: Instant::now(),
+            pending: Arc::default(),
         };
         let guard = Unfinished {
             shared,
@@ -788,6 +794,7 @@ impl<'a> Unfinished<'a> {
             name,
             sha: begun.sha.clone(),
             started: begun.started,
+            pending: begun.pending.clone(),
             running: true,
         };
         (guard, begun)
@@ -821,7 +828,7 @@ impl Drop for Unfinished<'_> {
             self.name,
             self.sha.take(),
             outcome,
-            None,
+            self.pending.get().map(String::as_str),
             self.started.elapsed(),
         );
     }
@@ -972,7 +979,11 @@ impl Shared {
         arguments: Map<String, Value>,
         tool_call_id: Option<String>,
         confirm: mcp::Confirm<'_>,
-        Begun { sha, started }: Begun,
+        Begun {
+            sha,
+            started,
+            pending,
+        }: Begun,
     ) -> CallToolResponse {
         let catalog = self.catalog();
         if catalog.serves_pending(name) {
@@ -1001,6 +1012,9 @@ impl Shared {
         )
         .await;
         let pending_id = pending_id(&envelope);
+        if let Some(id) = &pending_id {
+            let _ = pending.set(id.clone());
+        }
         let confirmable = served.is_some_and(|s| s.needs_confirmation);
         if let (Some(id), true) = (pending_id.as_deref(), confirmable) {
             match confirm {
@@ -1097,7 +1111,11 @@ impl Shared {
         name: &str,
         state: &str,
         answer: mcp::Answer,
-        Begun { sha, started }: Begun,
+        Begun {
+            sha,
+            started,
+            pending,
+        }: Begun,
     ) -> CallToolResult {
         let catalog = self.catalog();
         let asked = self.config.confirm == ConfirmMode::Elicit
@@ -1120,6 +1138,7 @@ impl Shared {
                  tool again to be asked afresh.",
             );
         };
+        let _ = pending.set(row.id.clone());
         if row.state != State::Pending {
             self.audit.record(
                 caller,

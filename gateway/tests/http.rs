@@ -1647,22 +1647,17 @@ async fn a_page_on_another_site_is_refused_by_mcp_and_the_approvals_api_and_noth
     running.stop().await;
 }
 
-/// The process ending while a call still runs (its drain timed out) leaves
-/// an `abandoned` line in the audit trail, not silence: the action may
-/// have run on the server. Here over the stdio transport (`serve_io`), and
-/// the "process" is the gateway's runtime, shut down as the CLI shuts its
-/// own down.
-#[test]
-fn a_call_the_gateway_stops_before_it_finishes_is_audited_abandoned() {
-    let fake_runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let fake = fake_runtime.block_on(Fake::start());
-    *fake.state.action_delay.lock().unwrap() = Some(std::time::Duration::from_secs(30));
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(&fake, dir.path());
+/// Serves `config` over stdio on a runtime of its own, makes `call` as
+/// Alice through a client with `handler`, waits until the fake server is
+/// asked to run an action, then shuts that runtime down as the CLI does at
+/// exit (the call still running); returns the audit trail's lines.
+fn audit_after_stopping_mid_call(
+    fake: &Fake,
+    config: Config,
+    handler: impl rmcp::ClientHandler,
+    call: CallToolRequestParams,
+) -> Vec<Value> {
+    let audit_path = config.audit.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -1676,17 +1671,9 @@ fn a_call_the_gateway_stops_before_it_finishes_is_audited_abandoned() {
                 .serve_io(objectstack_gateway::ApiKey::new(ALICE), input, output)
                 .await;
         });
-        let client = ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("test", "0"),
-        )
-        .serve(tokio::io::split(ours))
-        .await
-        .unwrap();
+        let client = handler.serve(tokio::io::split(ours)).await.unwrap();
         tokio::spawn(async move {
-            let _ = client
-                .call_tool(CallToolRequestParams::new("action_ticket_stats"))
-                .await;
+            let _ = client.call_tool(call).await;
             drop(client);
         });
         for _ in 0..100 {
@@ -1698,14 +1685,95 @@ fn a_call_the_gateway_stops_before_it_finishes_is_audited_abandoned() {
     });
     assert!(fake.received().iter().any(|r| r.method == "POST"));
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
-    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
-    let entries: Vec<Value> = audit
+    let audit = std::fs::read_to_string(audit_path.unwrap()).unwrap();
+    assert!(!audit.contains(ALICE));
+    audit
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(entries.len(), 1, "{audit}");
+        .collect()
+}
+
+/// A fake server on a runtime of its own (the gateway's is shut down
+/// under it), whose actions take 30 s.
+fn slow_fake() -> (tokio::runtime::Runtime, Fake) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let fake = runtime.block_on(Fake::start());
+    *fake.state.action_delay.lock().unwrap() = Some(std::time::Duration::from_secs(30));
+    (runtime, fake)
+}
+
+/// The process ending while a call still runs (its drain timed out) leaves
+/// an `abandoned` line in the audit trail, not silence: the action may
+/// have run on the server. Here over the stdio transport (`serve_io`), and
+/// the "process" is the gateway's runtime, shut down as the CLI shuts its
+/// own down.
+#[test]
+fn a_call_the_gateway_stops_before_it_finishes_is_audited_abandoned() {
+    let (_runtime, fake) = slow_fake();
+    let dir = tempfile::tempdir().unwrap();
+    let entries = audit_after_stopping_mid_call(
+        &fake,
+        config_for(&fake, dir.path()),
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("test", "0"),
+        ),
+        CallToolRequestParams::new("action_ticket_stats"),
+    );
+    assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0]["tool"], json!("action_ticket_stats"));
     assert_eq!(entries[0]["outcome"], json!("abandoned"));
     assert_eq!(entries[0]["transport"], json!("stdio"));
-    assert!(!audit.contains(ALICE));
+    assert_eq!(entries[0]["pendingId"], Value::Null);
+}
+
+/// A client that accepts every confirmation it is asked for (form
+/// elicitation, on a revision before 2026-07-28).
+struct Accepts;
+
+impl rmcp::ClientHandler for Accepts {
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(json!({})),
+        )
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap();
+        ClientConfig::new(capabilities, Implementation::new("test", "0"))
+    }
+}
+
+/// A confirmed action still running on the server when the process ends
+/// is audited `abandoned` with its pending action's id: the operator can
+/// look that action up and check whether it ran.
+#[test]
+fn an_abandoned_confirmed_call_names_its_pending_action() {
+    let (_runtime, fake) = slow_fake();
+    fake.add_record("support_ticket", "t4", json!({"subject": "Old"}));
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_for(&fake, dir.path());
+    config.confirm = objectstack_gateway::ConfirmMode::Elicit;
+    let entries = audit_after_stopping_mid_call(
+        &fake,
+        config,
+        Accepts,
+        CallToolRequestParams::new("action_purge_ticket")
+            .with_arguments(args(json!({"recordId": "t4"}))),
+    );
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["tool"], json!("action_purge_ticket"));
+    assert_eq!(entries[0]["outcome"], json!("abandoned"));
+    let id = entries[0]["pendingId"].as_str().unwrap_or_default();
+    assert!(!id.is_empty(), "{entries:?}");
 }
