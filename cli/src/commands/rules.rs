@@ -49,8 +49,10 @@ fn render_json() -> String {
             }))
         })
         .collect();
+    // Through the terminal-safe writer, as every JSON output is.
     let mut out =
-        serde_json::to_string_pretty(&serde_json::json!({ "rules": rules })).unwrap_or_default();
+        objectstack_spec::json::terminal::to_string_pretty(&serde_json::json!({ "rules": rules }))
+            .unwrap_or_default();
     out.push('\n');
     out
 }
