@@ -439,7 +439,7 @@ pub(crate) fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>>
         .iter()
         .map(|a| ActionAt {
             action: a.entry.fields(),
-            owner: a.owner,
+            owner: a.owner(),
         })
         .collect();
     let objects: Vec<_> = stack.objects.iter().map(|o| o.record).collect();

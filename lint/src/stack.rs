@@ -16,18 +16,57 @@ use objectstack_spec::collection::{Origin, Record, records};
 use objectstack_spec::json::Arena;
 use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
+use std::sync::Arc;
 
 /// One record of a collection, with its provenance.
+///
+/// A large stack holds a hundred thousand of these side by side with its
+/// tree, so an entry is kept small: 56 bytes (a collection's key as one
+/// byte, the source as 32 bits, and an object's action pointing at what
+/// its object's actions share).
 #[derive(Debug, Clone)]
 pub(crate) struct Entry<'a> {
-    /// Index of the source document it came from.
-    pub(crate) source: usize,
     /// The record itself.
     pub(crate) record: Record<'a>,
+    /// Index of the source document it came from.
+    source: u32,
     /// The collection's key (`skills`, `actions`, ...).
-    collection: &'static str,
-    /// For an object's action, the object's place in `objects`.
-    owner: Option<Origin<'a>>,
+    collection: Collection,
+    /// For an object's action, the object.
+    owner: Option<Arc<Owner<'a>>>,
+}
+
+/// What an object's actions share: where the object is, and its label.
+#[derive(Debug)]
+pub(crate) struct Owner<'a> {
+    /// The object's place in `objects`.
+    origin: Origin<'a>,
+    /// The object's name, or `#<index>` (see [`Entry::label`]).
+    label: String,
+}
+
+/// The collections a stack view reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Collection {
+    Skills,
+    Tools,
+    Agents,
+    Flows,
+    Actions,
+    Objects,
+}
+
+impl Collection {
+    fn key(self) -> &'static str {
+        match self {
+            Collection::Skills => "skills",
+            Collection::Tools => "tools",
+            Collection::Agents => "agents",
+            Collection::Flows => "flows",
+            Collection::Actions => "actions",
+            Collection::Objects => "objects",
+        }
+    }
 }
 
 impl<'a> Entry<'a> {
@@ -49,23 +88,28 @@ impl<'a> Entry<'a> {
         self.record.fields
     }
 
+    /// Index of the source document it came from.
+    pub(crate) fn source(&self) -> usize {
+        self.source as usize
+    }
+
     /// The lenient path (`skills[2]`), built on demand: only findings need
     /// it, and a stack has many more records than findings.
     pub(crate) fn path(&self) -> JsonPath {
         let base = match &self.owner {
             None => JsonPath::root(),
-            Some(o) => JsonPath::root().key("objects").index(o.index()),
+            Some(o) => JsonPath::root().key("objects").index(o.origin.index()),
         };
-        base.key(self.collection).index(self.record.index())
+        base.key(self.collection.key()).index(self.record.index())
     }
 
     /// The raw path (`skills[3]`, `skills.case_triage`), built on demand.
     pub(crate) fn raw(&self) -> JsonPath {
         let base = match &self.owner {
             None => JsonPath::root(),
-            Some(o) => raw_child(&JsonPath::root().key("objects"), o.raw_segment()),
+            Some(o) => raw_child(&JsonPath::root().key("objects"), o.origin.raw_segment()),
         };
-        raw_child(&base.key(self.collection), self.record.raw_segment())
+        raw_child(&base.key(self.collection.key()), self.record.raw_segment())
     }
 
     /// Lenient and raw paths of a key under this record.
@@ -77,24 +121,31 @@ impl<'a> Entry<'a> {
 /// An action, stack-level or declared on an object.
 #[derive(Debug, Clone)]
 pub(crate) struct ActionEntry<'a> {
-    /// The action record.
+    /// The action record (for an object's action, with the object).
     pub(crate) entry: Entry<'a>,
-    /// The owning object's label (name or `#i`), `None` at stack level;
-    /// shared by the object's actions.
-    pub(crate) object: Option<std::sync::Arc<str>>,
     /// The object whose actions it belongs to, as an index into
     /// [`Stack::objects`]: where it is written, or for a stack-level action
     /// the object its `objectName` names (as `defineStack` joins it).
-    pub(crate) owner: Option<usize>,
+    owner: Option<u32>,
 }
 
 impl ActionEntry<'_> {
     /// `action "x"` or `object "o" · action "x"`.
     pub(crate) fn where_text(&self) -> String {
-        match &self.object {
-            Some(o) => format!("object \"{o}\" \u{b7} action \"{}\"", self.entry.label()),
+        match &self.entry.owner {
+            Some(o) => format!(
+                "object \"{}\" \u{b7} action \"{}\"",
+                o.label,
+                self.entry.label()
+            ),
             None => format!("action \"{}\"", self.entry.label()),
         }
+    }
+
+    /// The object it belongs to, as an index into [`Stack::objects`] (see
+    /// the field).
+    pub(crate) fn owner(&self) -> Option<usize> {
+        self.owner.map(|o| o as usize)
     }
 }
 
@@ -119,19 +170,25 @@ pub(crate) struct Stack<'a> {
 }
 
 fn collection<'a>(
-    source: usize,
+    source: u32,
     root: &'a Map<'a>,
-    key: &'static str,
+    collection: Collection,
     arena: &'a Arena,
 ) -> impl Iterator<Item = Entry<'a>> {
-    records(root.get(key), arena)
+    records(root.get(collection.key()), arena)
         .into_iter()
         .map(move |record| Entry {
-            source,
             record,
-            collection: key,
+            source,
+            collection,
             owner: None,
         })
+}
+
+/// An index as 32 bits (saturated: no stack has four billion files or
+/// objects).
+fn small(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 fn raw_child(base: &JsonPath, segment: Segment) -> JsonPath {
@@ -147,38 +204,33 @@ impl<'a> Stack<'a> {
     pub(crate) fn new(roots: &[&'a Map<'a>], arena: &'a Arena) -> Self {
         let mut stack = Stack::default();
         for (source, root) in roots.iter().enumerate() {
-            stack
-                .skills
-                .extend(collection(source, root, "skills", arena));
-            stack.tools.extend(collection(source, root, "tools", arena));
-            stack
-                .agents
-                .extend(collection(source, root, "agents", arena));
-            stack.flows.extend(collection(source, root, "flows", arena));
+            let source = small(source);
+            let read = |c| collection(source, root, c, arena);
+            stack.skills.extend(read(Collection::Skills));
+            stack.tools.extend(read(Collection::Tools));
+            stack.agents.extend(read(Collection::Agents));
+            stack.flows.extend(read(Collection::Flows));
             stack
                 .actions
-                .extend(
-                    collection(source, root, "actions", arena).map(|entry| ActionEntry {
-                        entry,
-                        object: None,
-                        owner: None,
-                    }),
-                );
+                .extend(read(Collection::Actions).map(|entry| ActionEntry { entry, owner: None }));
         }
         stack.stack_actions = stack.actions.len();
         for (source, root) in roots.iter().enumerate() {
-            for object in collection(source, root, "objects", arena) {
-                let owner = Some(stack.objects.len());
-                let label: std::sync::Arc<str> = object.label().into();
+            let source = small(source);
+            for object in collection(source, root, Collection::Objects, arena) {
+                let owner = Some(small(stack.objects.len()));
+                let shared = Arc::new(Owner {
+                    origin: object.record.origin,
+                    label: object.label(),
+                });
                 for record in records(object.record.get("actions"), arena) {
                     stack.actions.push(ActionEntry {
                         entry: Entry {
-                            source,
                             record,
-                            collection: "actions",
-                            owner: Some(object.record.origin),
+                            source,
+                            collection: Collection::Actions,
+                            owner: Some(Arc::clone(&shared)),
                         },
-                        object: Some(label.clone()),
                         owner,
                     });
                 }
@@ -204,7 +256,8 @@ impl<'a> Stack<'a> {
                 .entry
                 .record
                 .str("objectName")
-                .and_then(|n| by_name.get(n).copied());
+                .and_then(|n| by_name.get(n).copied())
+                .map(small);
         }
         stack
     }
@@ -276,8 +329,15 @@ mod tests {
         let s = Stack::new(&[a, b], &arena);
         let names: Vec<_> = s.actions.iter().filter_map(|a| a.entry.name()).collect();
         assert_eq!(names, ["x", "z", "y"]);
-        assert_eq!(s.actions[1].entry.source, 1);
+        assert_eq!(s.actions[1].entry.source(), 1);
         assert_eq!(s.actions[1].entry.path().to_string(), "actions[0]");
+    }
+
+    #[test]
+    fn entries_stay_small() {
+        // A large stack holds one per record beside its tree (see `Entry`).
+        assert!(std::mem::size_of::<Entry<'_>>() <= 56);
+        assert!(std::mem::size_of::<ActionEntry<'_>>() <= 64);
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl<'a> Builder<'a> {
     fn with_files(&self, entries: &[Entry<'a>]) -> Vec<(Option<&'a str>, Record<'a>)> {
         entries
             .iter()
-            .map(|e| (self.file(e.source), e.record))
+            .map(|e| (self.file(e.source()), e.record))
             .collect()
     }
 
@@ -185,14 +185,14 @@ impl<'a> Builder<'a> {
         let stack_actions = self.stack.stack_actions;
         for (i, action) in actions.iter().enumerate() {
             let record = &action.entry.record;
-            let file = self.file(action.entry.source);
+            let file = self.file(action.entry.source());
             if i < stack_actions {
                 // A stack-level action: no owner in its file's `objects`,
                 // whatever object its `objectName` joins it to.
                 self.push_action(record, (file, None), record.str("objectName"));
                 continue;
             }
-            let object = action.owner.and_then(|o| self.stack.objects.get(o));
+            let object = action.owner().and_then(|o| self.stack.objects.get(o));
             let owner = object.map(|o| small(o.record.index()));
             let name = record
                 .str("objectName")

@@ -68,7 +68,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             out.push(
                 Report {
                     rule: &RULE,
-                    source: agent.source,
+                    source: agent.source(),
                     anchor: raw.index(j),
                     where_: format!("agent \"{agent_name}\" \u{b7} skills"),
                     path: path.index(j).to_string(),

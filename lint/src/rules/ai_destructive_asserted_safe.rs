@@ -66,7 +66,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
         out.push(
             Report {
                 rule: &RULE,
-                source: action.entry.source,
+                source: action.entry.source(),
                 anchor: raw.key("requiresConfirmation"),
                 where_: action.where_text(),
                 path: path.key("requiresConfirmation").to_string(),

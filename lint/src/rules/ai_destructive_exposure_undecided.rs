@@ -69,7 +69,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
         out.push(
             Report {
                 rule: &RULE,
-                source: action.entry.source,
+                source: action.entry.source(),
                 anchor: raw,
                 where_: action.where_text(),
                 path: action.entry.path().to_string(),

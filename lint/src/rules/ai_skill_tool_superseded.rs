@@ -86,7 +86,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             out.push(
                 Report {
                     rule: &RULE,
-                    source: skill.source,
+                    source: skill.source(),
                     anchor: raw.index(j),
                     where_: format!("skill \"{skill_name}\" \u{b7} tools"),
                     path: path.index(j).to_string(),

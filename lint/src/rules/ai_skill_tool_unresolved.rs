@@ -213,7 +213,7 @@ fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
     let (path, raw) = skill.key("tools");
     let report = Report {
         rule: &RULE,
-        source: skill.source,
+        source: skill.source(),
         anchor: raw.index(later.at),
         where_: format!("skill \"{skill_name}\" \u{b7} tools"),
         path: path.index(later.at).to_string(),

@@ -59,7 +59,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
         out.push(
             Report {
                 rule: &RULE,
-                source: tool.source,
+                source: tool.source(),
                 anchor: raw,
                 where_: tool_where(tool),
                 path: path.to_string(),

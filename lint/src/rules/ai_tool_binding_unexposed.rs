@@ -79,7 +79,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             out.push(
                 Report {
                     rule: &RULE,
-                    source: tool.source,
+                    source: tool.source(),
                     anchor,
                     where_: tool_where(tool),
                     path: path.to_string(),
@@ -107,7 +107,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
         out.push(
             Report {
                 rule: &RULE,
-                source: tool.source,
+                source: tool.source(),
                 anchor: raw.key("name"),
                 where_: format!("{} \u{b7} binding", tool_where(tool)),
                 path: path.key("name").to_string(),

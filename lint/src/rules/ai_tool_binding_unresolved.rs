@@ -179,7 +179,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
         out.push(
             Report {
                 rule: &RULE,
-                source: tool.source,
+                source: tool.source(),
                 anchor: raw,
                 where_: format!("{} \u{b7} binding", tool_where(tool)),
                 path: path.to_string(),

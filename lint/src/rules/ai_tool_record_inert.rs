@@ -65,7 +65,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
         out.push(
             Report {
                 rule: &RULE,
-                source: tool.source,
+                source: tool.source(),
                 anchor,
                 where_: tool_where(tool),
                 path: tool.path().to_string(),
