@@ -134,7 +134,7 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         by_source
     };
     let mut out = Vec::new();
-    for (source, hits) in sources.iter().zip(by_source) {
+    for (source, mut hits) in sources.iter().zip(by_source) {
         // Each finding's place in upstream's order (see `order`), taken
         // before the hits become findings, with one ranker per source so a
         // large object's order is worked out once.
@@ -143,40 +143,59 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
             .iter()
             .map(|hit| ranker.rank(source.root, &hit.anchor))
             .collect();
-        let located: Vec<Finding> = match source.text {
-            Some(text) => {
-                let index = SourceIndex::new(text);
-                let spans = locate_hits(&index, source.root, &hits);
-                hits.into_iter()
-                    .zip(spans)
-                    .map(|(hit, span)| {
-                        let mut finding = hit.finding;
-                        finding.location = span.map(|s| Location {
-                            file: source.file.to_owned(),
-                            line: s.line,
-                            column: s.column,
-                            byte_start: s.start,
-                            byte_end: s.end,
-                        });
-                        finding
-                    })
-                    .collect()
+        if let Some(text) = source.text {
+            let index = SourceIndex::new(text);
+            let spans = locate_hits(&index, source.root, &hits);
+            for (hit, span) in hits.iter_mut().zip(spans) {
+                hit.finding.location = span.map(|s| Location {
+                    file: source.file.to_owned(),
+                    line: s.line,
+                    column: s.column,
+                    byte_start: s.start,
+                    byte_end: s.end,
+                });
             }
-            None => hits.into_iter().map(|h| h.finding).collect(),
+        }
+        // The order is worked out on indices and applied in place: tens of
+        // thousands of findings are never held twice. The sort is stable,
+        // so findings in one place keep the order the rules gave them.
+        let at = |i: usize| {
+            hits.get(i)
+                .and_then(|h| h.finding.location.as_ref())
+                .map_or(usize::MAX, |l| l.byte_start)
         };
-        let mut placed: Vec<(Vec<u32>, Finding)> = places.into_iter().zip(located).collect();
-        placed.par_sort_by(|(a, x), (b, y)| {
-            let at = |f: &Finding| f.location.as_ref().map_or(usize::MAX, |l| l.byte_start);
-            a.cmp(b).then_with(|| at(x).cmp(&at(y)))
-        });
-        let located: Vec<Finding> = placed.into_iter().map(|(_, f)| f).collect();
+        let none: &[u32] = &[];
+        let place = |i: usize| places.get(i).map_or(none, Vec::as_slice);
+        let mut order: Vec<usize> = (0..hits.len()).collect();
+        order.par_sort_by(|&a, &b| place(a).cmp(place(b)).then_with(|| at(a).cmp(&at(b))));
+        drop(places);
+        permute(&mut hits, order);
+        let located = hits.into_iter().map(|h| h.finding);
         if out.is_empty() {
-            out = located;
+            out = located.collect();
         } else {
             out.extend(located);
         }
     }
     out
+}
+
+/// Reorders `items` so that item `i` is what was at `order[i]`, by
+/// following the permutation's cycles (`order` must be a permutation of
+/// the indices; anything else leaves `items` partly reordered, never
+/// loses an item).
+fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
+    for start in 0..items.len() {
+        let mut at = start;
+        while let Some(slot) = order.get_mut(at) {
+            let from = std::mem::replace(slot, at);
+            if from == start || from == at || from >= items.len() {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
+    }
 }
 
 /// Locates every hit's anchor: a key where the key is written; a string
@@ -282,6 +301,22 @@ fn parent(path: &JsonPath) -> JsonPath {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    mod permute {
+        use proptest::prelude::*;
+
+        proptest! {
+            /// In place, the permutation puts each item where a copy would.
+            #[test]
+            fn is_a_gather(perm in (0..80usize).prop_flat_map(|n| Just((0..n).collect::<Vec<usize>>()).prop_shuffle())) {
+                let items: Vec<String> = (0..perm.len()).map(|i| format!("item {i}")).collect();
+                let wanted: Vec<String> = perm.iter().map(|&i| items[i].clone()).collect();
+                let mut got = items;
+                super::super::permute(&mut got, perm);
+                prop_assert_eq!(got, wanted);
+            }
+        }
+    }
 
     /// `text` parsed, as the object it must be.
     fn object<'a>(
