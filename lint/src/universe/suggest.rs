@@ -39,10 +39,14 @@ pub(super) struct SuggestIndex {
     rank_len: Vec<u32>,
     /// `64 - log2(bucket count)` for trigram hashes.
     bucket_shift: u32,
-    /// Postings of bucket `b` are `postings[bucket_starts[b]..bucket_starts[b + 1]]`.
+    /// Postings of bucket `b` are the bytes
+    /// `postings[bucket_starts[b]..bucket_starts[b + 1]]`.
     bucket_starts: Vec<u32>,
-    /// Ranks, ascending within each bucket, one per (bucket, name).
-    postings: Vec<u32>,
+    /// Ranks, ascending within each bucket, one per (bucket, name), each
+    /// written as its gap from the one before (from 0 for the first) in
+    /// LEB128: most lists are long, their gaps small, and a gap takes one
+    /// byte where a rank took four.
+    postings: Vec<u8>,
 }
 
 /// A place in the trie: `offset` units into the label of `node` (at its
@@ -217,9 +221,11 @@ impl SuggestIndex {
         let list = trigram_buckets(query, self.bucket_shift)
             .map(|b| self.bucket(b))
             .min_by_key(|list| list.len())?;
-        let first = list.partition_point(|&rank| (self.len_of_rank(rank) as usize) < len);
-        for &rank in list.get(first..).unwrap_or_default() {
-            let score = self.len_of_rank(rank) as usize - len;
+        // Ranks ascend by (length, id): skip the names shorter than the
+        // query, and the first that contains it is the best.
+        let shorter = self.rank_len.partition_point(|&l| (l as usize) < len);
+        for rank in Ranks::new(list).skip_while(|&rank| (rank as usize) < shorter) {
+            let score = (self.len_of_rank(rank) as usize).saturating_sub(len);
             if bound.is_some_and(|(s, _)| score > s) {
                 break;
             }
@@ -231,14 +237,14 @@ impl SuggestIndex {
                 .windows(len)
                 .any(|w| w.first() == Some(&first_unit) && w == query);
             if found {
-                // Ranks ascend by (length, id): the first hit is the best.
                 return Some((score, id));
             }
         }
         None
     }
 
-    fn bucket(&self, bucket: usize) -> &[u32] {
+    /// The encoded postings of `bucket` (see [`SuggestIndex::postings`]).
+    fn bucket(&self, bucket: usize) -> &[u8] {
         match (
             self.bucket_starts.get(bucket),
             self.bucket_starts.get(bucket + 1),
@@ -724,8 +730,9 @@ fn trigram_buckets(units: &[u16], shift: u32) -> impl Iterator<Item = usize> + '
 }
 
 /// Posting lists of trigram buckets, each listing ranks in ascending order
-/// once: `(shift, bucket starts, postings)`.
-fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec<u32>, Vec<u32>)> {
+/// once, gap-coded (see [`SuggestIndex::postings`]): `(shift, bucket
+/// starts, postings)`; `None` when the postings pass 4 GiB.
+fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec<u32>, Vec<u8>)> {
     let trigrams: usize = rank_to_id
         .iter()
         .map(|&id| universe.units_of(id).len().saturating_sub(2))
@@ -737,45 +744,102 @@ fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec
         .clamp(8, 20);
     let buckets = 1usize << bits;
     let shift = 64 - bits;
-    // Two passes, counting then filling; `last` drops a name's repeats of
-    // a bucket, which are adjacent because ranks arrive in order.
-    let mut starts = vec![0u32; buckets + 1];
-    let mut last = vec![NONE; buckets];
-    for (rank, &id) in rank_to_id.iter().enumerate() {
-        let rank = id32(rank)?;
-        for bucket in trigram_buckets(universe.units_of(id), shift) {
-            if let (Some(l), Some(c)) = (last.get_mut(bucket), starts.get_mut(bucket + 1))
-                && *l != rank
-            {
-                *l = rank;
-                *c += 1;
-            }
-        }
-    }
-    for b in 0..buckets {
-        let prev = starts.get(b).copied().unwrap_or(0);
-        if let Some(c) = starts.get_mut(b + 1) {
-            *c += prev;
-        }
-    }
-    let mut fill = starts.clone();
-    let mut postings = vec![0u32; starts.last().copied().unwrap_or(0) as usize];
-    last.fill(NONE);
-    for (rank, &id) in rank_to_id.iter().enumerate() {
-        let rank = id32(rank)?;
-        for bucket in trigram_buckets(universe.units_of(id), shift) {
-            if let (Some(l), Some(at)) = (last.get_mut(bucket), fill.get_mut(bucket))
-                && *l != rank
-            {
-                *l = rank;
-                if let Some(p) = postings.get_mut(*at as usize) {
-                    *p = rank;
+    // Two passes, sizing then filling; `last` holds each bucket's last
+    // rank (the gap's base) and drops a name's repeats of a bucket, which
+    // are adjacent because ranks arrive in order.
+    let each = |last: &mut [u32], visit: &mut dyn FnMut(usize, u32)| {
+        last.fill(NONE);
+        for (rank, &id) in rank_to_id.iter().enumerate() {
+            let Some(rank) = id32(rank) else { return };
+            for bucket in trigram_buckets(universe.units_of(id), shift) {
+                if let Some(l) = last.get_mut(bucket)
+                    && *l != rank
+                {
+                    let gap = if *l == NONE { rank } else { rank - *l };
+                    *l = rank;
+                    visit(bucket, gap);
                 }
-                *at += 1;
             }
         }
+    };
+    let mut last = vec![NONE; buckets];
+    let mut sizes = vec![0u64; buckets];
+    each(&mut last, &mut |bucket, gap| {
+        if let Some(size) = sizes.get_mut(bucket) {
+            *size += gap_len(gap);
+        }
+    });
+    let mut starts = Vec::with_capacity(buckets + 1);
+    let mut total = 0u64;
+    starts.push(0);
+    for size in sizes {
+        total += size;
+        starts.push(u32::try_from(total).ok()?);
     }
+    let mut fill: Vec<u32> = starts.clone();
+    let mut postings = vec![0u8; usize::try_from(total).ok()?];
+    each(&mut last, &mut |bucket, gap| {
+        if let Some(at) = fill.get_mut(bucket) {
+            *at = put_gap(&mut postings, *at, gap);
+        }
+    });
     Some((shift, starts, postings))
+}
+
+/// The bytes `gap` takes in LEB128.
+fn gap_len(gap: u32) -> u64 {
+    u64::from((32 - gap.leading_zeros()).max(1).div_ceil(7))
+}
+
+/// Writes `gap` in LEB128 at `postings[at..]` and returns where it ends
+/// (bytes past the end are dropped: the sizing pass sized the buffer).
+fn put_gap(postings: &mut [u8], mut at: u32, mut gap: u32) -> u32 {
+    loop {
+        let low = (gap & 0x7f) as u8;
+        gap >>= 7;
+        let byte = if gap == 0 { low } else { low | 0x80 };
+        if let Some(slot) = postings.get_mut(at as usize) {
+            *slot = byte;
+        }
+        at += 1;
+        if gap == 0 {
+            return at;
+        }
+    }
+}
+
+/// The ranks of one gap-coded posting list, in order.
+struct Ranks<'p> {
+    bytes: std::slice::Iter<'p, u8>,
+    rank: u32,
+}
+
+impl<'p> Ranks<'p> {
+    fn new(list: &'p [u8]) -> Self {
+        Ranks {
+            bytes: list.iter(),
+            rank: 0,
+        }
+    }
+}
+
+impl Iterator for Ranks<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let mut gap = 0u32;
+        let mut shift = 0u32;
+        loop {
+            let &byte = self.bytes.next()?;
+            gap |= u32::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
+            if byte & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+        }
+        self.rank = self.rank.wrapping_add(gap);
+        Some(self.rank)
+    }
 }
 
 /// The compressed trie of the names, from their sorted ids, and its labels;
@@ -890,6 +954,33 @@ mod tests {
     fn word(max: usize) -> impl Strategy<Value = String> {
         prop::collection::vec(prop::sample::select(vec!['a', 'b', 'c', '😀']), 0..=max)
             .prop_map(|cs| cs.into_iter().collect())
+    }
+
+    proptest! {
+        /// A gap-coded list reads back as the ranks written, whatever
+        /// their gaps (one byte to five).
+        #[test]
+        fn postings_read_back(mut ranks in prop::collection::vec(prop_oneof![0..300u32, any::<u32>()], 0..50)) {
+            ranks.sort_unstable();
+            ranks.dedup();
+            let sizes: u64 = ranks
+                .iter()
+                .scan(None, |last: &mut Option<u32>, &r| {
+                    let gap = last.map_or(r, |l| r - l);
+                    *last = Some(r);
+                    Some(super::gap_len(gap))
+                })
+                .sum();
+            let mut bytes = vec![0u8; sizes as usize];
+            let mut at = 0;
+            let mut last = None;
+            for &r in &ranks {
+                at = super::put_gap(&mut bytes, at, last.map_or(r, |l| r - l));
+                last = Some(r);
+            }
+            prop_assert_eq!(at as usize, bytes.len());
+            prop_assert_eq!(super::Ranks::new(&bytes).collect::<Vec<_>>(), ranks);
+        }
     }
 
     proptest! {
