@@ -342,6 +342,38 @@ mod tests {
         })
     }
 
+    /// Every reference's suggestion is the naive scan's.
+    fn agrees_with_naive(names: Vec<String>, refs: &[String]) -> Result<(), TestCaseError> {
+        let universe = Universe::new(names);
+        for reference in refs {
+            prop_assert_eq!(
+                universe.suggest(reference).map(str::to_owned),
+                naive(&universe, reference),
+                "reference {:?}",
+                reference
+            );
+        }
+        Ok(())
+    }
+
+    /// ASCII names (the index is over bytes) and references that mix in
+    /// units past ASCII, which no name holds.
+    fn ascii_case() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
+        let chars = |set: Vec<char>, max: usize| {
+            prop::collection::vec(prop::sample::select(set), 0..=max)
+                .prop_map(|cs| cs.into_iter().collect::<String>())
+        };
+        let ascii = vec!['a', 'b', 'c', '_'];
+        let mixed = vec!['a', 'b', 'c', '_', 'é', '😀'];
+        prop::collection::vec(chars(ascii, 10), 0..60).prop_flat_map(move |names| {
+            let refs = prop::collection::vec(
+                prop_oneof![chars(mixed.clone(), 14), derived(names.clone())],
+                1..12,
+            );
+            (Just(names), refs)
+        })
+    }
+
     /// Dense tries: many names over two letters and one astral character,
     /// so walks branch everywhere and bounds reach 6.
     fn dense_case() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
@@ -357,18 +389,20 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn byte_indexes_answer_as_the_naive_scan((names, refs) in ascii_case()) {
+            agrees_with_naive(names, &refs)?;
+        }
+    }
+
+    proptest! {
         #![proptest_config(ProptestConfig::with_cases(150))]
 
         #[test]
         fn indexed_answers_equal_the_naive_scan_on_dense_tries((names, refs) in dense_case()) {
-            let universe = Universe::new(names);
-            for reference in &refs {
-                prop_assert_eq!(
-                    universe.suggest(reference).map(str::to_owned),
-                    naive(&universe, reference),
-                    "reference {:?}", reference
-                );
-            }
+            agrees_with_naive(names, &refs)?;
         }
     }
 

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use objectstack_spec::text::{levenshtein_units, utf16_len};
 use rayon::slice::ParallelSliceMut;
 
-use super::suggest::SuggestIndex;
+use super::suggest::Index;
 
 /// Every tool name a skill may resolve to, in upstream's scan order.
 ///
@@ -43,7 +43,7 @@ pub struct Universe {
     by_units: OnceLock<Vec<u32>>,
     /// The suggestion index (lazy); `None` when the names are too many or
     /// too long for 32-bit offsets, and suggestions scan linearly.
-    index: OnceLock<Option<SuggestIndex>>,
+    index: OnceLock<Option<Index>>,
 }
 
 /// The UTF-16 units of every name, concatenated: name `i` is
@@ -214,14 +214,8 @@ impl Universe {
         self.suggest_index();
     }
 
-    pub(super) fn suggest_index(&self) -> Option<&SuggestIndex> {
-        self.index
-            .get_or_init(|| {
-                // The two are independent, and both are needed.
-                let (sorted, _) = rayon::join(|| self.sorted(), || self.utf16());
-                SuggestIndex::build(self, sorted?)
-            })
-            .as_ref()
+    pub(super) fn suggest_index(&self) -> Option<&Index> {
+        self.index.get_or_init(|| Index::build(self)).as_ref()
     }
 
     /// The same answer as [`Universe::suggest`], computed as upstream does:
@@ -271,8 +265,18 @@ impl Universe {
         }
     }
 
-    fn bytes_of(&self, id: u32) -> &[u8] {
+    pub(super) fn bytes_of(&self, id: u32) -> &[u8] {
         self.name_at(id as usize).as_bytes()
+    }
+
+    /// The names, end to end.
+    pub(super) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Where name `id` starts in [`Universe::text`].
+    pub(super) fn byte_start(&self, id: u32) -> Option<usize> {
+        self.starts.get(id as usize).copied()
     }
 
     pub(super) fn name(&self, id: u32) -> Option<&str> {
@@ -303,8 +307,12 @@ impl Universe {
 
     /// The id of the name spelled `units`.
     pub(super) fn lookup(&self, units: &[u16]) -> Option<u32> {
-        let name = String::from_utf16(units).ok()?;
-        let found = self.find(&name)?;
+        self.lookup_name(&String::from_utf16(units).ok()?)
+    }
+
+    /// The id of the name `name`.
+    pub(super) fn lookup_name(&self, name: &str) -> Option<u32> {
+        let found = self.find(name)?;
         let start = found
             .as_ptr()
             .addr()

@@ -6,6 +6,62 @@ use objectstack_spec::text::levenshtein_units;
 
 use super::set::{Universe, id32};
 
+/// What the index stores of a name: a byte when every name is ASCII (the
+/// names' own text, with no copy), else a UTF-16 unit. Lengths and
+/// distances count the same either way, one per UTF-16 unit.
+pub(super) trait Unit: Copy + Ord + Default + Into<u64> + Send + Sync {
+    /// The unit standing for a query's UTF-16 unit: itself, or for a byte
+    /// index and a unit past ASCII, `0xFF`, which no ASCII name holds
+    /// (every edit and comparison treats it as the unit it stands for
+    /// would be treated: equal to no name's unit, in the class of every
+    /// unit past ASCII).
+    fn from_utf16(unit: u16) -> Self;
+    /// Every name's units, end to end.
+    fn all(universe: &Universe) -> &[Self];
+    /// Where name `id` starts in [`Unit::all`].
+    fn start(universe: &Universe, id: u32) -> Option<usize>;
+    /// The units of name `id`.
+    fn of(universe: &Universe, id: u32) -> &[Self];
+    /// The id of the name spelled `units`.
+    fn lookup(universe: &Universe, units: &[Self]) -> Option<u32>;
+}
+
+impl Unit for u8 {
+    fn from_utf16(unit: u16) -> Self {
+        u8::try_from(unit).ok().filter(u8::is_ascii).unwrap_or(0xFF)
+    }
+    fn all(universe: &Universe) -> &[Self] {
+        universe.text().as_bytes()
+    }
+    fn start(universe: &Universe, id: u32) -> Option<usize> {
+        universe.byte_start(id)
+    }
+    fn of(universe: &Universe, id: u32) -> &[Self] {
+        universe.bytes_of(id)
+    }
+    fn lookup(universe: &Universe, units: &[Self]) -> Option<u32> {
+        universe.lookup_name(std::str::from_utf8(units).ok()?)
+    }
+}
+
+impl Unit for u16 {
+    fn from_utf16(unit: u16) -> Self {
+        unit
+    }
+    fn all(universe: &Universe) -> &[Self] {
+        &universe.utf16().units
+    }
+    fn start(universe: &Universe, id: u32) -> Option<usize> {
+        universe.utf16().starts.get(id as usize).copied()
+    }
+    fn of(universe: &Universe, id: u32) -> &[Self] {
+        universe.units_of(id)
+    }
+    fn lookup(universe: &Universe, units: &[Self]) -> Option<u32> {
+        universe.lookup(units)
+    }
+}
+
 /// A score and the id of the name that earns it; lower is better, ties go
 /// to the lower id (the name scanned first).
 type Scored = (usize, u32);
@@ -18,6 +74,40 @@ fn better(a: Option<Scored>, b: Option<Scored>) -> Option<Scored> {
     }
 }
 
+/// The suggestion index over the names' bytes when every name is ASCII
+/// (half the memory, and no copy of the names), else over their UTF-16
+/// units.
+#[derive(Clone)]
+pub(super) enum Index {
+    Bytes(SuggestIndex<u8>),
+    Units(SuggestIndex<u16>),
+}
+
+impl Index {
+    /// `None` when an offset does not fit in 32 bits.
+    pub(super) fn build(universe: &Universe) -> Option<Self> {
+        if universe.text().is_ascii() {
+            SuggestIndex::build(universe, universe.sorted()?).map(Index::Bytes)
+        } else {
+            // The two are independent, and both are needed.
+            let (sorted, _) = rayon::join(|| universe.sorted(), || universe.utf16());
+            SuggestIndex::build(universe, sorted?).map(Index::Units)
+        }
+    }
+
+    /// The best (score, id) for `query` (UTF-16 units), as upstream's
+    /// linear scan finds it.
+    pub(super) fn best(&self, universe: &Universe, query: &[u16]) -> Option<Scored> {
+        match self {
+            Index::Bytes(index) => {
+                let query: Vec<u8> = query.iter().map(|&u| u8::from_utf16(u)).collect();
+                index.best(universe, &query)
+            }
+            Index::Units(index) => index.best(universe, query),
+        }
+    }
+}
+
 /// "No name" in [`Node::terminal`].
 const NONE: u32 = u32::MAX;
 
@@ -27,10 +117,10 @@ const NONE: u32 = u32::MAX;
 const MAX_BAND_CELLS: usize = 1 << 22;
 
 #[derive(Clone)]
-pub(super) struct SuggestIndex {
+pub(super) struct SuggestIndex<U> {
     trie: Vec<Node>,
     /// The trie's edge labels, in node order (siblings side by side).
-    labels: Vec<u16>,
+    labels: Vec<U>,
     /// `has_len[l]`: some name is `l` units long.
     has_len: Vec<bool>,
     /// Ids ordered by (length, id): a name's *rank* is its position here.
@@ -87,15 +177,15 @@ impl Node {
     }
 }
 
-impl SuggestIndex {
+impl<U: Unit> SuggestIndex<U> {
     /// `None` when an offset does not fit in 32 bits.
     pub(super) fn build(universe: &Universe, sorted: &[u32]) -> Option<Self> {
-        id32(universe.utf16().units.len())?;
+        id32(U::all(universe).len())?;
         let n = universe.len();
         let mut lens = Vec::with_capacity(n);
         let mut max_len = 0;
         for id in (0..n).filter_map(id32) {
-            let len = universe.units_of(id).len();
+            let len = U::of(universe, id).len();
             max_len = max_len.max(len);
             lens.push((id32(len)?, id));
         }
@@ -110,8 +200,8 @@ impl SuggestIndex {
         let rank_len: Vec<u32> = lens.iter().map(|&(len, _)| len).collect();
         // Independent halves, built side by side.
         let (postings, trie) = rayon::join(
-            || trigram_postings(universe, &rank_to_id),
-            || build_trie(universe, sorted),
+            || trigram_postings::<U>(universe, &rank_to_id),
+            || build_trie::<U>(universe, sorted),
         );
         let (bucket_shift, bucket_starts, postings) = postings?;
         let (mut trie, labels) = trie?;
@@ -128,7 +218,7 @@ impl SuggestIndex {
         })
     }
 
-    fn label(&self, node: &Node) -> &[u16] {
+    fn label(&self, node: &Node) -> &[U] {
         let start = node.label as usize;
         self.labels
             .get(start..start + node.label_len as usize)
@@ -147,7 +237,7 @@ impl SuggestIndex {
     }
 
     /// The best (score, id) for `query`, as upstream's linear scan finds it.
-    pub(super) fn best(&self, universe: &Universe, query: &[u16]) -> Option<Scored> {
+    pub(super) fn best(&self, universe: &Universe, query: &[U]) -> Option<Scored> {
         let len = query.len();
         let mut best = None;
         if len >= 3 {
@@ -175,7 +265,7 @@ impl SuggestIndex {
 
     /// The best name inside the query (scored `len(query) - len(name)`):
     /// from every start, walk down the trie along the query.
-    fn inside(&self, query: &[u16]) -> Option<Scored> {
+    fn inside(&self, query: &[U]) -> Option<Scored> {
         let len = query.len();
         let mut best = None;
         for start in 0..len {
@@ -198,7 +288,7 @@ impl SuggestIndex {
     }
 
     /// The child of `node` whose label starts with `unit`, and its index.
-    fn child(&self, node: &Node, unit: u16) -> Option<(u32, &Node)> {
+    fn child(&self, node: &Node, unit: U) -> Option<(u32, &Node)> {
         let children = self.children(node);
         let first = |c: &Node| self.labels.get(c.label as usize).copied();
         let i = children.partition_point(|c| first(c) < Some(unit));
@@ -211,7 +301,7 @@ impl SuggestIndex {
     fn containing(
         &self,
         universe: &Universe,
-        query: &[u16],
+        query: &[U],
         bound: Option<Scored>,
     ) -> Option<Scored> {
         let len = query.len();
@@ -232,8 +322,7 @@ impl SuggestIndex {
             let Some(&id) = self.rank_to_id.get(rank as usize) else {
                 continue;
             };
-            let found = universe
-                .units_of(id)
+            let found = U::of(universe, id)
                 .windows(len)
                 .any(|w| w.first() == Some(&first_unit) && w == query);
             if found {
@@ -269,8 +358,8 @@ impl SuggestIndex {
 
     /// The nearest name at edit distance at most `limit`, as (distance, id)
     /// with the lowest id among the nearest.
-    fn nearest_edit(&self, universe: &Universe, query: &[u16], limit: usize) -> Option<Scored> {
-        if let Some(id) = universe.lookup(query) {
+    fn nearest_edit(&self, universe: &Universe, query: &[U], limit: usize) -> Option<Scored> {
+        if let Some(id) = U::lookup(universe, query) {
             return Some((0, id));
         }
         let max_len = self.has_len.len().saturating_sub(1);
@@ -314,7 +403,7 @@ impl SuggestIndex {
     /// exact descent. It visits the nodes along the query and the first
     /// units of their children, with no edit-distance rows: for a typo,
     /// a fraction of what the banded walk at bound 1 computes.
-    fn one_edit(&self, query: &[u16]) -> Option<u32> {
+    fn one_edit(&self, query: &[U]) -> Option<u32> {
         let mut best = NONE;
         let mut at = Cursor { node: 0, offset: 0 };
         // The unit before position `i`. Within a run of equal units, one
@@ -366,7 +455,7 @@ impl SuggestIndex {
     /// Calls `f` with each cursor one unit past `at` (and that unit) whose
     /// subtree holds an id below `best`, and lowers `best` to what it
     /// returns (an id, or [`NONE`]).
-    fn each_next(&self, at: Cursor, best: &mut u32, f: impl Fn(Cursor, u16, u32) -> u32) {
+    fn each_next(&self, at: Cursor, best: &mut u32, f: impl Fn(Cursor, U, u32) -> u32) {
         let Some(node) = self.node(at.node) else {
             return;
         };
@@ -397,7 +486,7 @@ impl SuggestIndex {
     }
 
     /// The cursor one unit past `at` along `unit`.
-    fn step(&self, at: Cursor, unit: u16) -> Option<Cursor> {
+    fn step(&self, at: Cursor, unit: U) -> Option<Cursor> {
         let node = self.node(at.node)?;
         if at.offset < node.label_len {
             let here = self.labels.get((node.label + at.offset) as usize)?;
@@ -415,7 +504,7 @@ impl SuggestIndex {
 
     /// The id of the name spelled by `at` and then exactly `rest`, when
     /// there is one below `best`; else [`NONE`].
-    fn exact(&self, mut at: Cursor, rest: &[u16], best: u32) -> u32 {
+    fn exact(&self, mut at: Cursor, rest: &[U], best: u32) -> u32 {
         // The length of the name it would spell, which every subtree it
         // enters must hold (else it stops there, as the walk prunes by
         // length).
@@ -456,13 +545,7 @@ impl SuggestIndex {
     /// any cell of the current row, or when it could only tie the best with
     /// higher ids. No name is nearer than `floor` (the caller has ruled
     /// those out).
-    fn walk_within(
-        &self,
-        query: &[u16],
-        bound: usize,
-        depth: usize,
-        floor: usize,
-    ) -> Option<Scored> {
+    fn walk_within(&self, query: &[U], bound: usize, depth: usize, floor: usize) -> Option<Scored> {
         let len = query.len();
         let floor = id32(floor).unwrap_or(NONE);
         let width = 2 * bound + 1;
@@ -556,11 +639,11 @@ impl SuggestIndex {
 }
 
 /// Linear fallback of [`SuggestIndex::walk_within`] for pathological sizes.
-fn scan_within(universe: &Universe, query: &[u16], bound: usize) -> Option<Scored> {
+fn scan_within<U: Unit>(universe: &Universe, query: &[U], bound: usize) -> Option<Scored> {
     (0..universe.len())
         .filter_map(id32)
         .filter_map(|id| {
-            let units = universe.units_of(id);
+            let units = U::of(universe, id);
             if units.len().abs_diff(query.len()) > bound {
                 return None;
             }
@@ -589,11 +672,11 @@ struct Reach {
 /// with the rest of a name must cost at least. That is the larger of the
 /// length gap between them and the number of the rest's units whose class
 /// no name of the subtree holds (each is deleted or replaced).
-fn band_row(
+fn band_row<U: Unit>(
     prev: &[u32],
     cur: &mut [u32],
-    query: &[u16],
-    unit: u16,
+    query: &[U],
+    unit: U,
     reach: &Reach,
     cap: u32,
 ) -> u32 {
@@ -657,8 +740,8 @@ fn band_row(
 /// A unit's class: each ASCII letter (both cases in one class), each
 /// digit, `_`, `-` and `.` has its own (classes 0 to 38), and every other
 /// unit falls in class 63. A set of classes is a `u64` with bit `class`.
-fn class(unit: u16) -> u32 {
-    match u8::try_from(unit).map(char::from) {
+fn class<U: Unit>(unit: U) -> u32 {
+    match u8::try_from(unit.into()).map(char::from) {
         Ok(c @ 'a'..='z') => u32::from(c as u8 - b'a'),
         Ok(c @ 'A'..='Z') => u32::from(c as u8 - b'A'),
         Ok(c @ '0'..='9') => 26 + u32::from(c as u8 - b'0'),
@@ -672,7 +755,7 @@ fn class(unit: u16) -> u32 {
 /// The query's classes, each once, with the positions (bit `i` for unit
 /// `i`) of its units of that class; empty for a query longer than 64
 /// units, which then gets no bound from classes.
-fn class_positions(query: &[u16]) -> Vec<(u64, u64)> {
+fn class_positions<U: Unit>(query: &[U]) -> Vec<(u64, u64)> {
     let mut found: Vec<(u64, u64)> = Vec::new();
     if query.len() > 64 {
         return found;
@@ -691,7 +774,7 @@ fn class_positions(query: &[u16]) -> Vec<(u64, u64)> {
 /// Sets each node's classes: its label's units' and its children's.
 /// Children come after their parent in the node order, so one pass from
 /// the last node back suffices.
-fn set_subtree_classes(trie: &mut [Node], labels: &[u16]) {
+fn set_subtree_classes<U: Unit>(trie: &mut [Node], labels: &[U]) {
     for index in (0..trie.len()).rev() {
         let Some(node) = trie.get(index).copied() else {
             continue;
@@ -719,11 +802,11 @@ fn set_subtree_classes(trie: &mut [Node], labels: &[u16]) {
 }
 
 /// The trigram buckets of `units`, one per position (repeats included).
-fn trigram_buckets(units: &[u16], shift: u32) -> impl Iterator<Item = usize> + '_ {
+fn trigram_buckets<U: Unit>(units: &[U], shift: u32) -> impl Iterator<Item = usize> + '_ {
     units.windows(3).map(move |w| {
         // A multiplicative hash; the bucket is its top bits.
         let hash = w.iter().fold(0x243f_6a88_85a3_08d3_u64, |h, &unit| {
-            (h.rotate_left(5) ^ u64::from(unit)).wrapping_mul(0x517c_c1b7_2722_0a95)
+            (h.rotate_left(5) ^ unit.into()).wrapping_mul(0x517c_c1b7_2722_0a95)
         });
         (hash >> shift) as usize
     })
@@ -732,10 +815,13 @@ fn trigram_buckets(units: &[u16], shift: u32) -> impl Iterator<Item = usize> + '
 /// Posting lists of trigram buckets, each listing ranks in ascending order
 /// once, gap-coded (see [`SuggestIndex::postings`]): `(shift, bucket
 /// starts, postings)`; `None` when the postings pass 4 GiB.
-fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec<u32>, Vec<u8>)> {
+fn trigram_postings<U: Unit>(
+    universe: &Universe,
+    rank_to_id: &[u32],
+) -> Option<(u32, Vec<u32>, Vec<u8>)> {
     let trigrams: usize = rank_to_id
         .iter()
-        .map(|&id| universe.units_of(id).len().saturating_sub(2))
+        .map(|&id| U::of(universe, id).len().saturating_sub(2))
         .sum();
     id32(trigrams)?;
     let bits = (trigrams / 16)
@@ -751,7 +837,7 @@ fn trigram_postings(universe: &Universe, rank_to_id: &[u32]) -> Option<(u32, Vec
         last.fill(NONE);
         for (rank, &id) in rank_to_id.iter().enumerate() {
             let Some(rank) = id32(rank) else { return };
-            for bucket in trigram_buckets(universe.units_of(id), shift) {
+            for bucket in trigram_buckets(U::of(universe, id), shift) {
                 if let Some(l) = last.get_mut(bucket)
                     && *l != rank
                 {
@@ -846,7 +932,7 @@ impl Iterator for Ranks<'_> {
 /// node 0 is the root. Built with an explicit work queue (no recursion, so
 /// long names cannot exhaust the stack); each name is scanned once per
 /// ancestor, so the work is bounded by the total length of the names.
-fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16>)> {
+fn build_trie<U: Unit>(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<U>)> {
     let mut trie = vec![Node {
         terminal: NONE,
         min_id: NONE,
@@ -863,8 +949,8 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
         let (Some(&first_id), Some(&last_id)) = (range.first(), range.last()) else {
             continue;
         };
-        let first = universe.units_of(first_id);
-        let last = universe.units_of(last_id);
+        let first = U::of(universe, first_id);
+        let last = U::of(universe, last_id);
         let shared = first
             .iter()
             .zip(last)
@@ -880,7 +966,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
         }
         let (mut min_id, mut min_len, mut max_len) = (NONE, usize::MAX, 0);
         for &id in range {
-            let len = universe.units_of(id).len();
+            let len = U::of(universe, id).len();
             min_id = min_id.min(id);
             min_len = min_len.min(len);
             max_len = max_len.max(len);
@@ -888,7 +974,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
         let first_child = trie.len();
         let mut children = 0u32;
         let mut k = 0;
-        let unit_at = |id: u32| universe.units_of(id).get(end).copied();
+        let unit_at = |id: u32| U::of(universe, id).get(end).copied();
         while let Some(&id) = rest.get(k) {
             let unit = unit_at(id);
             let group = rest
@@ -904,7 +990,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
             k += group;
         }
         // An offset into the names' units until the labels are copied out.
-        let label = universe.utf16().starts.get(first_id as usize)? + d;
+        let label = U::start(universe, first_id)? + d;
         let node = Node {
             label: id32(label)?,
             label_len: id32(shared)?,
@@ -926,9 +1012,7 @@ fn build_trie(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>, Vec<u16
     let mut labels = Vec::new();
     for node in &mut trie {
         let start = node.label as usize;
-        let label = universe
-            .utf16()
-            .units
+        let label = U::all(universe)
             .get(start..start + node.label_len as usize)
             .unwrap_or_default();
         node.label = id32(labels.len())?;
@@ -942,6 +1026,24 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::set::{Universe, id32};
+    use super::{SuggestIndex, Unit};
+
+    /// The index over UTF-16 units and, when every name is ASCII, the one
+    /// over bytes.
+    fn indexes(universe: &Universe) -> Option<(Option<SuggestIndex<u8>>, SuggestIndex<u16>)> {
+        let sorted = universe.sorted()?;
+        let bytes = if universe.text().is_ascii() {
+            Some(SuggestIndex::build(universe, sorted)?)
+        } else {
+            None
+        };
+        Some((bytes, SuggestIndex::build(universe, sorted)?))
+    }
+
+    /// A query as a byte index reads it.
+    fn as_bytes(units: &[u16]) -> Vec<u8> {
+        units.iter().map(|&u| u8::from_utf16(u)).collect()
+    }
     use objectstack_spec::text::levenshtein_units;
 
     /// The lowest id one edit away, by scanning every name.
@@ -992,12 +1094,16 @@ mod tests {
             queries in prop::collection::vec(word(8), 1..10),
         ) {
             let universe = Universe::new(names);
-            let Some(index) = universe.suggest_index() else {
+            let Some((bytes, units16)) = indexes(&universe) else {
                 return Ok(());
             };
             for query in &queries {
                 let units: Vec<u16> = query.encode_utf16().collect();
-                prop_assert_eq!(index.one_edit(&units), scanned(&universe, &units), "query {:?}", query);
+                let wanted = scanned(&universe, &units);
+                prop_assert_eq!(units16.one_edit(&units), wanted, "query {:?}", query);
+                if let Some(bytes) = &bytes {
+                    prop_assert_eq!(bytes.one_edit(&as_bytes(&units)), wanted, "query {:?} in bytes", query);
+                }
             }
         }
     }
@@ -1024,17 +1130,25 @@ mod tests {
             limit in 0..7usize,
         ) {
             let universe = Universe::new(names);
-            let Some(index) = universe.suggest_index() else {
+            let Some((bytes, units16)) = indexes(&universe) else {
                 return Ok(());
             };
             for query in &queries {
                 for query in [query.clone(), query.repeat(repeat)] {
                     let units: Vec<u16> = query.encode_utf16().collect();
+                    let wanted = super::scan_within(&universe, &units, limit);
                     prop_assert_eq!(
-                        index.nearest_edit(&universe, &units, limit),
-                        super::scan_within(&universe, &units, limit),
+                        units16.nearest_edit(&universe, &units, limit),
+                        wanted,
                         "query {:?}, limit {}", query, limit
                     );
+                    if let Some(bytes) = &bytes {
+                        prop_assert_eq!(
+                            bytes.nearest_edit(&universe, &as_bytes(&units), limit),
+                            wanted,
+                            "query {:?}, limit {} in bytes", query, limit
+                        );
+                    }
                 }
             }
         }
@@ -1062,13 +1176,15 @@ mod tests {
                 .map(str::to_owned)
                 .to_vec(),
         );
-        let Some(index) = universe.suggest_index() else {
-            panic!("a small universe has an index");
+        let Some((Some(bytes), units16)) = indexes(&universe) else {
+            panic!("a small ASCII universe has both indexes");
         };
         let query: Vec<u16> = "abc".encode_utf16().collect();
         // "abd" (substituted) comes first; "abc" itself is not one edit away.
-        assert_eq!(index.one_edit(&query), Some(0));
+        assert_eq!(units16.one_edit(&query), Some(0));
+        assert_eq!(bytes.one_edit(&as_bytes(&query)), Some(0));
         let far: Vec<u16> = "zzzz".encode_utf16().collect();
-        assert_eq!(index.one_edit(&far), None);
+        assert_eq!(units16.one_edit(&far), None);
+        assert_eq!(bytes.one_edit(&as_bytes(&far)), None);
     }
 }
