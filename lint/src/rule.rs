@@ -218,6 +218,9 @@ impl Report<'_> {
     }
 }
 
+/// "No next action" in `Context::next_same_name`.
+const NO_ACTION: u32 = u32::MAX;
+
 /// What every rule may read: the stack and indexes built once per run.
 pub(crate) struct Context<'s, 'a> {
     pub(crate) stack: &'s Stack<'a>,
@@ -225,11 +228,13 @@ pub(crate) struct Context<'s, 'a> {
     /// The first action of each name (an index into `stack.actions`), and
     /// its last (what the map is built with; kept, rather than copying a
     /// hundred thousand entries into a map of firsts).
-    first_action: HashMap<&'s str, (usize, usize), FastHash>,
+    first_action: HashMap<&'s str, (u32, u32), FastHash>,
     /// For each action, the next action of the same name, if any: with
     /// `first_action`, the actions of a name in scan order, without a
     /// vector per name.
-    next_same_name: Vec<Option<usize>>,
+    /// ([`NO_ACTION`] for none; indexes are 32 bits, as no stack in memory
+    /// has four billion actions).
+    next_same_name: Vec<u32>,
     /// Names of actions that do not materialise.
     pub(crate) unexposed: HashSet<&'s str, FastHash>,
     /// For each action name, the first action of that name (in scan order)
@@ -272,15 +277,18 @@ impl<'s, 'a> Context<'s, 'a> {
     pub(crate) fn new(stack: &'s Stack<'a>) -> Self {
         let actions = stack.actions.len();
         // Each name's first action, and (while reading) its last one.
-        let mut first_last: HashMap<&'s str, (usize, usize), FastHash> =
+        let mut first_last: HashMap<&'s str, (u32, u32), FastHash> =
             HashMap::with_capacity_and_hasher(actions, FastHash::default());
-        let mut next_same_name = vec![None; actions];
+        let mut next_same_name = vec![NO_ACTION; actions];
         let mut unexposed = HashSet::default();
         let mut needs_approval = HashMap::default();
-        // The names of the materialised action tools, as `action_` and the
-        // action's name: the universe writes them into its one buffer.
-        let mut materialised: Vec<&'s str> = Vec::with_capacity(actions);
-        for (i, action) in stack.actions.iter().enumerate() {
+        // Which actions materialise: their tools, as `action_` and the
+        // action's name, go into the universe's one buffer.
+        let mut materialised = vec![false; actions];
+        let mut tools = 0;
+        for ((i, action), materialises_at) in
+            (0u32..).zip(&stack.actions).zip(materialised.iter_mut())
+        {
             let Some(name) = action.entry.name() else {
                 continue;
             };
@@ -290,30 +298,35 @@ impl<'s, 'a> Context<'s, 'a> {
                 }
                 std::collections::hash_map::Entry::Occupied(mut slot) => {
                     let last = &mut slot.get_mut().1;
-                    if let Some(next) = next_same_name.get_mut(*last) {
-                        *next = Some(i);
+                    if let Some(next) = next_same_name.get_mut(*last as usize) {
+                        *next = i;
                     }
                     *last = i;
                 }
             }
             if materialises(action.entry.fields()) {
                 if let Some(reason) = needs_confirmation(action.entry.fields()) {
-                    needs_approval.entry(name).or_insert((i, reason));
+                    needs_approval.entry(name).or_insert((i as usize, reason));
                 }
-                materialised.push(name);
+                *materialises_at = true;
+                tools += 1;
             } else {
                 unexposed.insert(name);
             }
         }
         let platform = objectstack_registry::all_names();
-        let capacity = platform.size_hint().0 + stack.tools.len() + materialised.len();
+        let capacity = platform.size_hint().0 + stack.tools.len() + tools;
         let names = platform
             .map(|n| ("", n))
             .chain(stack.tools.iter().filter_map(|t| t.name()).map(|n| ("", n)))
             .chain(
-                materialised
+                stack
+                    .actions
                     .iter()
-                    .map(|&n| (objectstack_registry::ACTION_PREFIX, n)),
+                    .zip(&materialised)
+                    .filter(|&(_, &m)| m)
+                    .filter_map(|(a, _)| a.entry.name())
+                    .map(|n| (objectstack_registry::ACTION_PREFIX, n)),
             );
         let universe = Universe::from_parts(names, capacity);
         drop(materialised);
@@ -412,9 +425,9 @@ impl<'s, 'a> Context<'s, 'a> {
         let next = &self.next_same_name;
         std::iter::successors(
             self.first_action.get(name).map(|&(first, _)| first),
-            move |&i| next.get(i).copied().flatten(),
+            move |&i| next.get(i as usize).copied().filter(|&n| n != NO_ACTION),
         )
-        .filter_map(move |i| stack.actions.get(i))
+        .filter_map(move |i| stack.actions.get(i as usize))
     }
 
     /// Whether a skill's tool reference resolves (exactly, or as a
@@ -434,19 +447,15 @@ pub(crate) fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>>
     // the surfaces are judged; the judgements borrow only the records.
     let arena = objectstack_spec::json::Arena::new();
     let tools: Vec<_> = stack.tools.iter().map(|t| t.fields()).collect();
-    let actions: Vec<ActionAt<'_>> = stack
-        .actions
-        .iter()
-        .map(|a| ActionAt {
-            action: a.entry.fields(),
-            owner: a.owner(),
-        })
-        .collect();
+    let actions = stack.actions.iter().map(|a| ActionAt {
+        action: a.entry.fields(),
+        owner: a.owner(),
+    });
     let objects: Vec<_> = stack.objects.iter().map(|o| o.record).collect();
     let flows: HashSet<&str, FastHash> = stack.flows.iter().filter_map(|f| f.name()).collect();
     refine::judge_all(
         &tools,
-        &actions,
+        actions,
         &objects,
         &|f| flows.contains(f),
         &arena,

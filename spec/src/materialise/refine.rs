@@ -450,12 +450,12 @@ pub struct ActionAt<'a> {
 pub type Judgement<'a> = Result<Option<Refinement<'a>>, RecordSkip>;
 
 /// [`judge`] for every record of a stack (or of several composed). The
-/// action a record binds is the first of its name in `actions` that
-/// materialises, else the first of its name; `flows` says whether a flow
+/// action a record binds is the first of its name in `actions` (read once,
+/// in order) that materialises, else the first of its name; `flows` says whether a flow
 /// is declared. Map-shaped `params` build their records in `arena`.
-pub fn judge_all<'a>(
+pub fn judge_all<'a, 'b>(
     tools: &[&'a Map<'a>],
-    actions: &[ActionAt<'_>],
+    actions: impl IntoIterator<Item = ActionAt<'b>>,
     objects: &[crate::collection::Record<'_>],
     flows: &dyn Fn(&str) -> bool,
     arena: &crate::json::Arena,
@@ -465,17 +465,29 @@ pub fn judge_all<'a>(
         return vec![Ok(None); tools.len()];
     }
     let index = super::surface::ObjectIndex::build(objects);
-    let mut by_name: HashMap<&str, ActionAt<'_>, foldhash::fast::RandomState> =
-        HashMap::with_capacity_and_hasher(actions.len(), Default::default());
+    // Only the actions a record binds are ever looked up, and a stack's
+    // records bind a fraction of its actions: only those are indexed.
+    let bound: std::collections::HashSet<&str, foldhash::fast::RandomState> = tools
+        .iter()
+        .filter_map(|record| match binding(record) {
+            Some(Ok(Binding::Action(name))) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let mut by_name: HashMap<&str, ActionAt<'b>, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(bound.len(), Default::default());
     for at in actions {
         let Some(name) = at.action.get("name").and_then(Value::as_str) else {
             continue;
         };
+        if !bound.contains(name) {
+            continue;
+        }
         match by_name.get(name) {
             Some(first) if super::materialises(first.action) || !super::materialises(at.action) => {
             }
             _ => {
-                by_name.insert(name, *at);
+                by_name.insert(name, at);
             }
         }
     }
@@ -564,7 +576,7 @@ pub fn judge_stacks<'a>(
         .collect();
     judge_all(
         &tools,
-        &actions,
+        actions,
         &objects,
         &|f| flows.contains(f),
         arena,
