@@ -125,8 +125,9 @@ pub(super) struct SuggestIndex<U> {
     has_len: Vec<bool>,
     /// Ids ordered by (length, id): a name's *rank* is its position here.
     rank_to_id: Vec<u32>,
-    /// Length of the name of each rank (ascending).
-    rank_len: Vec<u32>,
+    /// Each length some name has, ascending, with the first rank of that
+    /// length (one entry per length, not per name).
+    lengths: Vec<(u32, u32)>,
     /// `64 - log2(bucket count)` for trigram hashes.
     bucket_shift: u32,
     /// Postings of bucket `b` are the bytes
@@ -197,7 +198,15 @@ impl<U: Unit> SuggestIndex<U> {
             }
         }
         let rank_to_id: Vec<u32> = lens.iter().map(|&(_, id)| id).collect();
-        let rank_len: Vec<u32> = lens.iter().map(|&(len, _)| len).collect();
+        let mut lengths: Vec<(u32, u32)> = Vec::new();
+        for (rank, &(len, _)) in (0u32..).zip(&lens) {
+            if lengths.last().is_none_or(|&(last, _)| last != len) {
+                lengths.push((len, rank));
+            }
+        }
+        // Gone before the index's two halves are built: the build is the
+        // run's peak.
+        drop(lens);
         // Independent halves, built side by side.
         let (postings, trie) = rayon::join(
             || trigram_postings::<U>(universe, &rank_to_id),
@@ -211,7 +220,7 @@ impl<U: Unit> SuggestIndex<U> {
             labels,
             has_len,
             rank_to_id,
-            rank_len,
+            lengths,
             bucket_shift,
             bucket_starts,
             postings,
@@ -313,7 +322,11 @@ impl<U: Unit> SuggestIndex<U> {
             .min_by_key(|list| list.len())?;
         // Ranks ascend by (length, id): skip the names shorter than the
         // query, and the first that contains it is the best.
-        let shorter = self.rank_len.partition_point(|&l| (l as usize) < len);
+        let at = self.lengths.partition_point(|&(l, _)| (l as usize) < len);
+        let shorter = self
+            .lengths
+            .get(at)
+            .map_or(self.rank_to_id.len(), |&(_, first)| first as usize);
         for rank in Ranks::new(list).skip_while(|&rank| (rank as usize) < shorter) {
             let score = (self.len_of_rank(rank) as usize).saturating_sub(len);
             if bound.is_some_and(|(s, _)| score > s) {
@@ -347,7 +360,10 @@ impl<U: Unit> SuggestIndex<U> {
     }
 
     fn len_of_rank(&self, rank: u32) -> u32 {
-        self.rank_len.get(rank as usize).copied().unwrap_or(0)
+        let at = self.lengths.partition_point(|&(_, first)| first <= rank);
+        at.checked_sub(1)
+            .and_then(|i| self.lengths.get(i))
+            .map_or(0, |&(len, _)| len)
     }
 
     fn any_len_within(&self, len: usize, bound: usize) -> bool {
@@ -848,33 +864,45 @@ fn trigram_postings<U: Unit>(
             }
         }
     };
+    // Each bucket's size goes in the slot after its start, the sizes are
+    // summed into starts, and the filling moves each start along to the
+    // next one's: shifted back, they are the starts again (no second
+    // table of cursors).
     let mut last = vec![NONE; buckets];
-    let mut sizes = vec![0u64; buckets];
+    let mut starts = vec![0u32; buckets + 1];
+    let mut fits = true;
     each(&mut last, &mut |bucket, gap| {
-        if let Some(size) = sizes.get_mut(bucket) {
-            *size += gap_len(gap);
+        if let Some(size) = starts.get_mut(bucket + 1) {
+            match size.checked_add(gap_len(gap)) {
+                Some(grown) => *size = grown,
+                None => fits = false,
+            }
         }
     });
-    let mut starts = Vec::with_capacity(buckets + 1);
-    let mut total = 0u64;
-    starts.push(0);
-    for size in sizes {
-        total += size;
-        starts.push(u32::try_from(total).ok()?);
+    let mut total = 0u32;
+    for start in &mut starts {
+        total = total.checked_add(*start)?;
+        *start = total;
     }
-    let mut fill: Vec<u32> = starts.clone();
-    let mut postings = vec![0u8; usize::try_from(total).ok()?];
+    if !fits {
+        return None;
+    }
+    let mut postings = vec![0u8; total as usize];
     each(&mut last, &mut |bucket, gap| {
-        if let Some(at) = fill.get_mut(bucket) {
+        if let Some(at) = starts.get_mut(bucket) {
             *at = put_gap(&mut postings, *at, gap);
         }
     });
+    starts.rotate_right(1);
+    if let Some(first) = starts.first_mut() {
+        *first = 0;
+    }
     Some((shift, starts, postings))
 }
 
 /// The bytes `gap` takes in LEB128.
-fn gap_len(gap: u32) -> u64 {
-    u64::from((32 - gap.leading_zeros()).max(1).div_ceil(7))
+fn gap_len(gap: u32) -> u32 {
+    (32 - gap.leading_zeros()).max(1).div_ceil(7)
 }
 
 /// Writes `gap` in LEB128 at `postings[at..]` and returns where it ends
@@ -943,8 +971,10 @@ fn build_trie<U: Unit>(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>
     // d units (the depth where the node's label starts).
     // Breadth first: nodes are numbered level by level, so the top of the
     // trie, which every walk visits, sits in one stretch of memory.
-    let mut work = std::collections::VecDeque::from([(0usize, 0usize, sorted.len(), 0usize)]);
+    // In 32 bits (as the nodes are): the queue holds a whole level.
+    let mut work = std::collections::VecDeque::from([(0u32, 0u32, id32(sorted.len())?, 0u32)]);
     while let Some((index, lo, hi, d)) = work.pop_front() {
+        let (index, lo, hi, d) = (index as usize, lo as usize, hi as usize, d as usize);
         let range = sorted.get(lo..hi).unwrap_or_default();
         let (Some(&first_id), Some(&last_id)) = (range.first(), range.last()) else {
             continue;
@@ -984,7 +1014,12 @@ fn build_trie<U: Unit>(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>
                 .take_while(|&&other| unit_at(other) == unit)
                 .count();
             let child_lo = lo + (range.len() - rest.len()) + k;
-            work.push_back((trie.len(), child_lo, child_lo + group, end));
+            work.push_back((
+                id32(trie.len())?,
+                id32(child_lo)?,
+                id32(child_lo + group)?,
+                id32(end)?,
+            ));
             trie.push(Node::default());
             children += 1;
             k += group;
@@ -1065,7 +1100,7 @@ mod tests {
         fn postings_read_back(mut ranks in prop::collection::vec(prop_oneof![0..300u32, any::<u32>()], 0..50)) {
             ranks.sort_unstable();
             ranks.dedup();
-            let sizes: u64 = ranks
+            let sizes: u32 = ranks
                 .iter()
                 .scan(None, |last: &mut Option<u32>, &r| {
                     let gap = last.map_or(r, |l| r - l);
