@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// One record of a collection, with its provenance.
 ///
 /// A large stack holds a hundred thousand of these side by side with its
-/// tree, so an entry is kept small: 56 bytes (a collection's key as one
+/// tree, so an entry is kept small: 48 bytes (a collection's key as one
 /// byte, the source as 32 bits, and an object's action pointing at what
 /// its object's actions share).
 #[derive(Debug, Clone)]
@@ -336,8 +336,8 @@ mod tests {
     #[test]
     fn entries_stay_small() {
         // A large stack holds one per record beside its tree (see `Entry`).
-        assert!(std::mem::size_of::<Entry<'_>>() <= 56);
-        assert!(std::mem::size_of::<ActionEntry<'_>>() <= 64);
+        assert!(std::mem::size_of::<Entry<'_>>() <= 48);
+        assert!(std::mem::size_of::<ActionEntry<'_>>() <= 56);
     }
 
     #[test]

@@ -25,19 +25,23 @@ use crate::json::{Arena, Map, Value};
 use crate::path::Segment;
 
 /// Where a [`Record`] came from inside its collection.
+///
+/// Indexes are 32-bit (a collection of four billion entries could not be
+/// held in memory), so an origin is 24 bytes: a large stack keeps one per
+/// record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin<'a> {
     /// The `n`-th entry of an array (counting the entries that are objects).
     Array {
         /// Index among the kept entries (what lenient paths use).
-        index: usize,
+        index: u32,
         /// Index in the raw array, counting dropped entries too.
-        raw_index: usize,
+        raw_index: u32,
     },
     /// A map entry under this key; `index` counts entries in document order.
     Map {
         /// Position among the map's entries.
-        index: usize,
+        index: u32,
         /// The entry's key.
         key: &'a str,
     },
@@ -47,7 +51,7 @@ impl Origin<'_> {
     /// The index lenient paths use (`skills[i]`).
     pub fn index(&self) -> usize {
         match self {
-            Origin::Array { index, .. } | Origin::Map { index, .. } => *index,
+            Origin::Array { index, .. } | Origin::Map { index, .. } => *index as usize,
         }
     }
 
@@ -55,7 +59,7 @@ impl Origin<'_> {
     /// or the map key), as [`crate::source::SourceIndex`] locates it.
     pub fn raw_segment(&self) -> Segment {
         match self {
-            Origin::Array { raw_index, .. } => Segment::Index(*raw_index),
+            Origin::Array { raw_index, .. } => Segment::Index(*raw_index as usize),
             Origin::Map { key, .. } => Segment::Key((*key).to_owned()),
         }
     }
@@ -108,7 +112,10 @@ pub fn records<'a>(value: Option<&'a Value<'a>>, arena: &'a Arena) -> Vec<Record
             .enumerate()
             .map(|(index, (raw_index, map))| Record {
                 fields: map,
-                origin: Origin::Array { index, raw_index },
+                origin: Origin::Array {
+                    index: small(index),
+                    raw_index: small(raw_index),
+                },
             })
             .collect(),
         Some(Value::Object(entries)) => js_order(entries.iter().collect())
@@ -121,12 +128,20 @@ pub fn records<'a>(value: Option<&'a Value<'a>>, arena: &'a Arena) -> Vec<Record
                 }
                 Record {
                     fields: Map::from_entries(arena, &fields),
-                    origin: Origin::Map { index, key },
+                    origin: Origin::Map {
+                        index: small(index),
+                        key,
+                    },
                 }
             })
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// An index in 32 bits (see [`Origin`]; saturated, never reached).
+fn small(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
 }
 
 /// Reads the collection under `key` of a record or document.

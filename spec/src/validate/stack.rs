@@ -42,7 +42,9 @@ impl Entry<'_> {
     pub(crate) fn raw<'b>(&self, parent: &'b Map<'b>, key: &str) -> Option<&'b Map<'b>> {
         let collection = parent.get(key)?;
         match self.record.origin {
-            Origin::Array { raw_index, .. } => collection.as_array()?.get(raw_index)?.as_object(),
+            Origin::Array { raw_index, .. } => {
+                collection.as_array()?.get(raw_index as usize)?.as_object()
+            }
             Origin::Map { key, .. } => collection.get(key)?.as_object(),
         }
     }
