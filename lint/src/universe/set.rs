@@ -201,8 +201,7 @@ impl Universe {
         let Some(index) = self.suggest_index() else {
             return nearest(reference, self.names());
         };
-        let query: Vec<u16> = reference.encode_utf16().collect();
-        let (_, id) = index.best(self, &query)?;
+        let (_, id) = index.best(self, reference)?;
         self.name(id).filter(|n| !n.is_empty())
     }
 

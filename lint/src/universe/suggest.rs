@@ -95,15 +95,16 @@ impl Index {
         }
     }
 
-    /// The best (score, id) for `query` (UTF-16 units), as upstream's
-    /// linear scan finds it.
-    pub(super) fn best(&self, universe: &Universe, query: &[u16]) -> Option<Scored> {
+    /// The best (score, id) for `reference`, as upstream's linear scan
+    /// finds it; the reference is read into the index's units once.
+    pub(super) fn best(&self, universe: &Universe, reference: &str) -> Option<Scored> {
+        let units = reference.encode_utf16();
         match self {
             Index::Bytes(index) => {
-                let query: Vec<u8> = query.iter().map(|&u| u8::from_utf16(u)).collect();
+                let query: Vec<u8> = units.map(u8::from_utf16).collect();
                 index.best(universe, &query)
             }
-            Index::Units(index) => index.best(universe, query),
+            Index::Units(index) => index.best(universe, &units.collect::<Vec<u16>>()),
         }
     }
 }
