@@ -123,11 +123,8 @@ fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
         .par_chunks(SKILLS_PER_TASK)
         .enumerate()
         .map(|(chunk, skills)| {
-            let mut misses = Vec::new();
-            for (k, skill) in skills.iter().enumerate() {
-                unresolved(cx, chunk * SKILLS_PER_TASK + k, skill, &mut misses);
-            }
-            misses
+            let first = chunk * SKILLS_PER_TASK;
+            unresolved(cx, first, skills)
         })
         .collect();
     let per_chunk: Vec<Vec<Pending<'a>>> = misses
@@ -157,24 +154,52 @@ struct Miss<'a> {
     reference: &'a str,
 }
 
-/// Collects the references of the skill at `index` that do not resolve.
-fn unresolved<'a>(cx: &Context<'_, 'a>, index: usize, skill: &Entry<'a>, out: &mut Vec<Miss<'a>>) {
-    let Some(Value::Array(refs)) = skill.record.get("tools") else {
-        return;
-    };
-    for (j, value) in refs.iter().enumerate() {
-        let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
+/// The references of `skills` (the first being the stack's skill at
+/// `first`) that do not resolve, in document order. The exact names are
+/// looked up together ([`Universe::contains_each`]).
+///
+/// [`Universe::contains_each`]: crate::universe::Universe::contains_each
+fn unresolved<'a>(cx: &Context<'_, 'a>, first: usize, skills: &[Entry<'a>]) -> Vec<Miss<'a>> {
+    let mut misses = Vec::new();
+    let mut exact = Vec::new();
+    let mut places = Vec::new();
+    for (k, skill) in skills.iter().enumerate() {
+        let Some(Value::Array(refs)) = skill.record.get("tools") else {
             continue;
         };
-        if cx.resolves(reference) {
-            continue;
+        for (at, value) in refs.iter().enumerate() {
+            let skill = first + k;
+            let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
+                continue;
+            };
+            if !reference.ends_with('*') {
+                exact.push(reference);
+                places.push((skill, at));
+            } else if !cx.resolves(reference) {
+                misses.push(Miss {
+                    skill,
+                    at,
+                    reference,
+                });
+            }
         }
-        out.push(Miss {
-            skill: index,
-            at: j,
-            reference,
-        });
     }
+    let wildcards = misses.len();
+    cx.universe.contains_each(&exact, |i, found| {
+        if let (false, Some(&(skill, at)), Some(&reference)) = (found, places.get(i), exact.get(i))
+        {
+            misses.push(Miss {
+                skill,
+                at,
+                reference,
+            });
+        }
+    });
+    if wildcards > 0 {
+        // Back in document order.
+        misses.sort_by_key(|m| (m.skill, m.at));
+    }
+    misses
 }
 
 /// Classifies a reference that does not resolve, as a hit to finish later.

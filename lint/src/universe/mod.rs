@@ -7,8 +7,10 @@
 //! unresolved reference. This module returns exactly the same answer,
 //! ties included, from indexes:
 //!
-//! - **Membership**: the names end to end in one string, and a hash table
-//!   of their spans in it, built with the universe.
+//! - **Membership**: the names end to end in one string, and an
+//!   open-addressing table of their spans in it, built with the universe;
+//!   many names can be looked up a group at a time, which overlaps the
+//!   waits on memory of a group's lookups.
 //! - **Wildcards**: binary search over the names sorted by their bytes
 //!   (sorted on the first wildcard or suggestion).
 //! - **Suggestions** (indexes built on the first suggestion; see
@@ -34,9 +36,10 @@
 //! indexed answer is tested against (and serves the rules that suggest
 //! over short candidate lists).
 //!
-//! The name set and its membership and wildcard answers are in `set`; the
-//! suggestion index is in `suggest`.
+//! The name set and its wildcard answers are in `set`, the membership
+//! table in `ids`, and the suggestion index in `suggest`.
 
+mod ids;
 mod set;
 mod suggest;
 

@@ -3,17 +3,13 @@
 //! in byte order.
 
 use std::cmp::Ordering;
-use std::hash::BuildHasher;
-
-/// A fast hasher for names from the document (not attacker-sensitive: a
-/// lint run ends with the process).
-type FastHash = foldhash::fast::RandomState;
 use std::fmt;
 use std::sync::OnceLock;
 
 use objectstack_spec::text::{levenshtein_units, utf16_len};
 use rayon::slice::ParallelSliceMut;
 
+use super::ids::Ids;
 use super::suggest::Index;
 
 /// Every tool name a skill may resolve to, in upstream's scan order.
@@ -52,47 +48,6 @@ pub struct Universe {
 pub(super) struct Units {
     pub(super) units: Vec<u16>,
     pub(super) starts: Vec<usize>,
-}
-
-/// Name to id, as a table of the names' spans in the buffer hashed by the
-/// name they hold.
-#[derive(Debug, Clone)]
-struct Ids {
-    /// `(start, end)` of each name in `Universe::text`.
-    table: hashbrown::HashTable<(u32, u32)>,
-    hasher: FastHash,
-}
-
-impl Ids {
-    fn with_capacity(capacity: usize) -> Self {
-        Self {
-            table: hashbrown::HashTable::with_capacity(capacity),
-            hasher: FastHash::default(),
-        }
-    }
-
-    /// The span of `name` in `text`.
-    #[inline]
-    fn get(&self, text: &str, name: &str) -> Option<(usize, usize)> {
-        let hash = self.hasher.hash_one(name);
-        let bytes = text.as_bytes();
-        let wanted = name.as_bytes();
-        self.table
-            .find(hash, |&(start, end)| {
-                (end - start) as usize == wanted.len()
-                    && bytes.get(start as usize..end as usize) == Some(wanted)
-            })
-            .map(|&(start, end)| (start as usize, end as usize))
-    }
-
-    /// Records that `text[start..end]` is a name (not already present).
-    fn insert(&mut self, text: &str, start: u32, end: u32) {
-        let hasher = &self.hasher;
-        let span = |s: u32, e: u32| text.get(s as usize..e as usize).unwrap_or_default();
-        let hash = hasher.hash_one(span(start, end));
-        self.table
-            .insert_unique(hash, (start, end), |&(s, e)| hasher.hash_one(span(s, e)));
-    }
 }
 
 impl Universe {
@@ -161,6 +116,22 @@ impl Universe {
     #[inline]
     pub fn contains(&self, name: &str) -> bool {
         self.find(name).is_some()
+    }
+
+    /// [`Universe::contains`] for each of `names`: `each(i, found)` for
+    /// the name at `i`, in order. Faster than one call per name when the
+    /// names are many, as the lookups are made a group at a time and the
+    /// memory they read is fetched for the group at once.
+    pub fn contains_each(&self, names: &[&str], mut each: impl FnMut(usize, bool)) {
+        let scan = self.indexed < self.len();
+        self.ids.get_each(&self.text, names, |i, found| {
+            let found = found.is_some()
+                || (scan
+                    && names
+                        .get(i)
+                        .is_some_and(|&name| self.unindexed().any(|n| n == name)));
+            each(i, found);
+        });
     }
 
     /// true when any name starts with prefix (a wildcard `foo*` resolves
@@ -250,11 +221,14 @@ impl Universe {
     fn find(&self, name: &str) -> Option<&str> {
         match self.ids.get(&self.text, name) {
             Some((start, end)) => self.text.get(start..end),
-            None if self.indexed < self.len() => {
-                unindexed(&self.text, &self.starts, self.indexed).find(|n| *n == name)
-            }
+            None if self.indexed < self.len() => self.unindexed().find(|n| *n == name),
             None => None,
         }
+    }
+
+    /// The names past the table (those beyond 4 GiB of names).
+    fn unindexed(&self) -> impl Iterator<Item = &str> {
+        unindexed(&self.text, &self.starts, self.indexed)
     }
 
     fn name_at(&self, id: usize) -> &str {
