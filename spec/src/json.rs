@@ -183,6 +183,21 @@ struct Layout<'a> {
     sorted: &'a [u32],
     /// On the root of a parsed document only (its own layout).
     duplicates: Option<&'a Duplicates<'a>>,
+    /// Each key's [`key_bit`]: a key whose bit is not set is not among the
+    /// keys, known without reading one (most lookups of optional fields
+    /// miss).
+    filter: u64,
+}
+
+/// A key's bit in [`Layout::filter`], from its length and first and last
+/// bytes.
+#[inline]
+fn key_bit(key: &str) -> u64 {
+    let bytes = key.as_bytes();
+    let first = u64::from(bytes.first().copied().unwrap_or(0));
+    let last = u64::from(bytes.last().copied().unwrap_or(0));
+    let mixed = (bytes.len() as u64 | first << 32 | last << 40).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    1 << (mixed >> 58)
 }
 
 /// The keys a parsed document writes more than once in one object, noted
@@ -226,6 +241,7 @@ impl<'a> Map<'a> {
             keys: &[],
             sorted: &[],
             duplicates: None,
+            filter: 0,
         },
         values: &[],
     };
@@ -241,7 +257,15 @@ impl<'a> Map<'a> {
     /// order: document order, a key written twice at its first position).
     #[inline]
     pub fn position(&self, key: &str) -> Option<usize> {
-        let Layout { keys, sorted, .. } = *self.layout;
+        let Layout {
+            keys,
+            sorted,
+            filter,
+            ..
+        } = *self.layout;
+        if filter & key_bit(key) == 0 {
+            return None;
+        }
         if sorted.is_empty() {
             return keys.iter().position(|k| same_key(k, key));
         }
@@ -715,6 +739,7 @@ fn parse_text<'de, 'a, S: Strings<'de, 'a>>(
             let layout = bump.alloc(Layout {
                 keys: root.layout.keys,
                 sorted: root.layout.sorted,
+                filter: root.layout.filter,
                 duplicates: Some(bump.alloc(Duplicates {
                     text: builder.strings.text(bump, text),
                     keys: bump.alloc_slice_copy(&builder.duplicates),
@@ -920,6 +945,9 @@ fn build_map<'a>(
         keys: bump.alloc_slice_fill_iter(entries.iter().map(|&(k, _)| k)),
         sorted: bump.alloc_slice_copy(&sorted),
         duplicates: None,
+        filter: entries
+            .iter()
+            .fold(0, |filter, &(k, _)| filter | key_bit(k)),
     });
     if let Some(layouts) = layouts {
         layouts.keep(slot, layout);
@@ -1157,6 +1185,39 @@ mod tests {
         }
         assert_eq!(large.position("k39"), Some(0));
         assert_eq!(large.position("k40"), None);
+    }
+
+    proptest::proptest! {
+        /// A lookup answers as a scan of the keys does, for objects small
+        /// and large (indexed), with keys written twice, and for keys that
+        /// are absent (the layout's filter must never hide a key).
+        #[test]
+        fn position_is_the_first_matching_key(
+            keys in proptest::collection::vec("[a-dA-D_]{0,4}", 0..40),
+            asked in proptest::collection::vec("[a-dA-D_]{0,4}", 0..20),
+        ) {
+            let mut text = String::from("{");
+            for (i, key) in keys.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(&format!("{key:?}: {i}"));
+            }
+            text.push('}');
+            let arena = Arena::new();
+            let parsed = parse(&text, &arena).unwrap();
+            let map = parsed.as_object().unwrap();
+            let mut firsts: Vec<&str> = Vec::new();
+            for key in &keys {
+                if !firsts.contains(&key.as_str()) {
+                    firsts.push(key);
+                }
+            }
+            for key in keys.iter().chain(&asked) {
+                let expected = firsts.iter().position(|k| k == key);
+                proptest::prop_assert_eq!(map.position(key), expected, "{}", key);
+            }
+        }
     }
 
     #[test]
