@@ -725,7 +725,15 @@ fn band_row<U: Unit>(
     let ups = prev.get(first + 1..).unwrap_or_default();
     let mut diagonals = diagonals.iter().copied();
     let mut ups = ups.iter().copied();
-    for (j, cell) in ((t + first).saturating_sub(bound)..).zip(run_cells.iter_mut()) {
+    let j0 = (t + first).saturating_sub(bound);
+    // The absent units from column `j` on, and how many: counted once,
+    // then one bit dropped per column.
+    let mut absent_rest = u32::try_from(j0)
+        .ok()
+        .and_then(|j| absent.checked_shr(j))
+        .unwrap_or(0);
+    let mut missing = absent_rest.count_ones();
+    for (j, cell) in (j0..).zip(run_cells.iter_mut()) {
         let diag = diagonals.next().unwrap_or(cap);
         let up = ups.next().unwrap_or(cap);
         let value = if j == 0 {
@@ -744,12 +752,10 @@ fn band_row<U: Unit>(
                 rest.saturating_sub(rest_hi)
             };
             let gap = id32(gap).unwrap_or(cap);
-            let missing = u32::try_from(j)
-                .ok()
-                .and_then(|j| absent.checked_shr(j))
-                .map_or(0, u64::count_ones);
             lower = lower.min(value.saturating_add(gap.max(missing)));
         }
+        missing -= (absent_rest & 1) as u32;
+        absent_rest >>= 1;
     }
     lower
 }
@@ -821,11 +827,12 @@ fn set_subtree_classes<U: Unit>(trie: &mut [Node], labels: &[U]) {
 /// The trigram buckets of `units`, one per position (repeats included).
 fn trigram_buckets<U: Unit>(units: &[U], shift: u32) -> impl Iterator<Item = usize> + '_ {
     units.windows(3).map(move |w| {
-        // A multiplicative hash; the bucket is its top bits.
-        let hash = w.iter().fold(0x243f_6a88_85a3_08d3_u64, |h, &unit| {
-            (h.rotate_left(5) ^ unit.into()).wrapping_mul(0x517c_c1b7_2722_0a95)
-        });
-        (hash >> shift) as usize
+        // The three units side by side, times one odd constant; the
+        // bucket is the product's top bits.
+        let packed = w
+            .iter()
+            .fold(0u64, |packed, &unit| packed << 21 | unit.into());
+        (packed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
     })
 }
 
@@ -847,57 +854,64 @@ fn trigram_postings<U: Unit>(
         .clamp(8, 20);
     let buckets = 1usize << bits;
     let shift = 64 - bits;
-    // Two passes, sizing then filling; `last` holds each bucket's last
-    // rank (the gap's base) and drops a name's repeats of a bucket, which
-    // are adjacent because ranks arrive in order.
-    let each = |last: &mut [u32], visit: &mut dyn FnMut(usize, u32)| {
-        last.fill(NONE);
+    // Two passes, sizing then filling. Each bucket's slot holds its last
+    // rank (the gap's base; it also drops a name's repeats of a bucket,
+    // which are adjacent because ranks arrive in order) beside its size,
+    // then its start: one place in memory per trigram, not two.
+    fn each<U: Unit>(
+        universe: &Universe,
+        rank_to_id: &[u32],
+        slots: &mut [(u32, u32)],
+        shift: u32,
+        mut visit: impl FnMut(&mut u32, u32),
+    ) {
+        for slot in slots.iter_mut() {
+            slot.0 = NONE;
+        }
         for (rank, &id) in rank_to_id.iter().enumerate() {
             let Some(rank) = id32(rank) else { return };
             for bucket in trigram_buckets(U::of(universe, id), shift) {
-                if let Some(l) = last.get_mut(bucket)
-                    && *l != rank
+                if let Some((last, at)) = slots.get_mut(bucket)
+                    && *last != rank
                 {
-                    let gap = if *l == NONE { rank } else { rank - *l };
-                    *l = rank;
-                    visit(bucket, gap);
+                    let gap = if *last == NONE { rank } else { rank - *last };
+                    *last = rank;
+                    visit(at, gap);
                 }
             }
         }
-    };
-    // Each bucket's size goes in the slot after its start, the sizes are
-    // summed into starts, and the filling moves each start along to the
-    // next one's: shifted back, they are the starts again (no second
-    // table of cursors).
-    let mut last = vec![NONE; buckets];
-    let mut starts = vec![0u32; buckets + 1];
-    let mut fits = true;
-    each(&mut last, &mut |bucket, gap| {
-        if let Some(size) = starts.get_mut(bucket + 1) {
-            match size.checked_add(gap_len(gap)) {
-                Some(grown) => *size = grown,
-                None => fits = false,
-            }
-        }
-    });
-    let mut total = 0u32;
-    for start in &mut starts {
-        total = total.checked_add(*start)?;
-        *start = total;
     }
+    let mut slots = vec![(NONE, 0u32); buckets];
+    let mut fits = true;
+    each::<U>(
+        universe,
+        rank_to_id,
+        &mut slots,
+        shift,
+        |size, gap| match size.checked_add(gap_len(gap)) {
+            Some(grown) => *size = grown,
+            None => fits = false,
+        },
+    );
     if !fits {
         return None;
     }
-    let mut postings = vec![0u8; total as usize];
-    each(&mut last, &mut |bucket, gap| {
-        if let Some(at) = starts.get_mut(bucket) {
-            *at = put_gap(&mut postings, *at, gap);
-        }
-    });
-    starts.rotate_right(1);
-    if let Some(first) = starts.first_mut() {
-        *first = 0;
+    // Sizes into starts.
+    let mut total = 0u32;
+    for (_, at) in &mut slots {
+        let size = *at;
+        *at = total;
+        total = total.checked_add(size)?;
     }
+    let mut postings = vec![0u8; total as usize];
+    each::<U>(universe, rank_to_id, &mut slots, shift, |at, gap| {
+        *at = put_gap(&mut postings, *at, gap);
+    });
+    // Each bucket's cursor ended at the next one's start (collected in
+    // the slots' own buffer).
+    let mut starts: Vec<u32> = slots.into_iter().map(|(_, end)| end).collect();
+    starts.insert(0, 0);
+    starts.shrink_to_fit();
     Some((shift, starts, postings))
 }
 
