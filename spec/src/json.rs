@@ -173,6 +173,14 @@ pub struct Map<'a> {
     values: &'a [Value<'a>],
 }
 
+/// The identity of an object's keys, for work that depends only on them:
+/// objects with equal ids have the same keys in the same order (the parser
+/// lets objects of one kind share one layout), so such work can be done
+/// once per id. Objects with the same keys need not have equal ids. An id
+/// means something only while the tree it came from is alive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LayoutId(usize);
+
 /// The keys of one or more objects, and what is known of them.
 #[derive(Debug)]
 struct Layout<'a> {
@@ -286,6 +294,17 @@ impl<'a> Map<'a> {
     /// The entries in document order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, &'a Value<'a>)> + 'a {
         self.layout.keys.iter().copied().zip(self.values)
+    }
+
+    /// The identity of this object's keys (see [`LayoutId`]).
+    pub fn layout_id(&self) -> LayoutId {
+        LayoutId(std::ptr::from_ref(self.layout) as usize)
+    }
+
+    /// The value at `position` in document order (a position
+    /// [`Map::position`] gave).
+    pub fn value_at(&self, position: usize) -> Option<&'a Value<'a>> {
+        self.values.get(position)
     }
 
     /// The keys in document order.

@@ -1,7 +1,8 @@
 //! Shared helpers: the diagnostic sink, type checks with fixes, enum and
 //! name checks.
 
-use crate::json::{Map, Value};
+use crate::json::{LayoutId, Map, Value};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::{Anchor, Diagnostic, DiagnosticId};
@@ -13,7 +14,22 @@ use crate::text::{is_snake_name, levenshtein_utf16, utf16_len};
 #[derive(Debug, Default)]
 pub(crate) struct Cx {
     out: Vec<Diagnostic>,
+    /// Where each key of a list [`fields`] checks sits in objects of one
+    /// layout ([`ABSENT`], [`FAR`]), by (layout, list): objects of one
+    /// kind share a handful of layouts, so the keys are looked up once per
+    /// layout rather than once per object. The lists are `'static`, so an
+    /// address names one list for the run; the trees outlive the sink.
+    positions: HashMap<(LayoutId, usize), Box<[u8]>, foldhash::fast::RandomState>,
+    /// (layout, shape) pairs whose every key the shape knows: objects of
+    /// those layouts need no key check.
+    known: HashSet<(LayoutId, usize), foldhash::fast::RandomState>,
 }
+
+/// In [`Cx::positions`]: a key absent from a layout.
+const ABSENT: u8 = u8::MAX;
+/// In [`Cx::positions`]: a key at a position a byte does not hold below
+/// [`ABSENT`] (looked up for each object).
+const FAR: u8 = u8::MAX - 1;
 
 impl Cx {
     pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
@@ -27,6 +43,17 @@ impl Cx {
         } else {
             self.out.append(&mut other.out);
         }
+    }
+
+    /// Whether the keys of objects of `layout` are all known to the shape
+    /// at `shape` (an address; see [`Cx::known`]).
+    pub(crate) fn all_known(&self, layout: LayoutId, shape: usize) -> bool {
+        self.known.contains(&(layout, shape))
+    }
+
+    /// Notes that they are.
+    pub(crate) fn note_all_known(&mut self, layout: LayoutId, shape: usize) {
+        self.known.insert((layout, shape));
     }
 
     pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
@@ -170,15 +197,42 @@ pub(crate) fn field<'v>(
     }
 }
 
-/// Checks the types of several optional keys at once.
+/// Checks the types of several optional keys at once, in the order of
+/// `specs`.
 pub(crate) fn fields(
     cx: &mut Cx,
     parent: &Map<'_>,
     parent_path: &JsonPath,
-    specs: &[(&str, Expected)],
+    specs: &'static [(&'static str, Expected)],
 ) {
-    for &(key, expected) in specs {
-        field(cx, parent, key, parent_path, expected);
+    let Cx { out, positions, .. } = cx;
+    let at = positions
+        .entry((parent.layout_id(), specs.as_ptr() as usize))
+        .or_insert_with(|| {
+            specs
+                .iter()
+                .map(|&(key, _)| match parent.position(key) {
+                    None => ABSENT,
+                    Some(p) => u8::try_from(p).ok().filter(|&p| p < FAR).unwrap_or(FAR),
+                })
+                .collect()
+        });
+    for (&(key, expected), &position) in specs.iter().zip(at.iter()) {
+        let value = match position {
+            ABSENT => None,
+            FAR => parent.get(key),
+            p => parent.value_at(usize::from(p)),
+        };
+        if let Some(value) = value
+            && !expected.accepts(value)
+        {
+            out.push(wrong_type(
+                parent_path.key(key),
+                format_args!("`{key}`"),
+                expected,
+                value,
+            ));
+        }
     }
 }
 
@@ -477,5 +531,43 @@ mod tests {
         );
         assert_eq!(Grammar::Identifier.repair("1st"), Some("n1st".to_owned()));
         assert_eq!(Grammar::Snake.repair("!!!"), None);
+    }
+
+    #[test]
+    fn fields_checks_each_object_of_a_shared_layout_by_its_own_values() {
+        // Three objects with the same keys in the same order share one
+        // layout; the positions are worked out on the first, and each is
+        // still checked by its own values. A fourth, with the keys in
+        // another order, has a layout of its own.
+        let arena = crate::json::Arena::new();
+        let text = r#"[{"a": "x", "b": true}, {"a": 5, "b": true}, {"a": "y", "b": 1},
+            {"b": "no", "a": "z"}]"#;
+        let parsed = crate::json::parse(text, &arena).unwrap();
+        let Value::Array(items) = parsed else {
+            panic!("an array")
+        };
+        const SPECS: &[(&str, Expected)] = &[
+            ("a", Expected::String),
+            ("missing", Expected::Number),
+            ("b", Expected::Boolean),
+        ];
+        let mut cx = Cx::default();
+        for (i, item) in items.iter().enumerate() {
+            let map = item.as_object().unwrap();
+            fields(&mut cx, map, &JsonPath::root().index(i), SPECS);
+        }
+        let layouts = items
+            .iter()
+            .map(|v| v.as_object().unwrap().layout_id())
+            .collect::<Vec<_>>();
+        assert_eq!(layouts[0], layouts[1]);
+        assert_eq!(layouts[0], layouts[2]);
+        assert_ne!(layouts[0], layouts[3]);
+        let paths: Vec<String> = cx
+            .into_diagnostics()
+            .iter()
+            .map(|d| d.path.to_string())
+            .collect();
+        assert_eq!(paths, ["[1].a", "[2].b", "[3].b"]);
     }
 }

@@ -81,11 +81,21 @@ impl Shape {
 /// names the shape for messages ("the `ai` block of action `close`").
 pub(crate) fn check_keys(
     cx: &mut Cx,
-    shape: &Shape,
+    shape: &'static Shape,
     fields: &Map<'_>,
     path: &JsonPath,
     surface: impl fmt::Display,
 ) {
+    // Whether a key is known depends on the keys alone: once every key of
+    // a layout is known, its other objects are not checked again.
+    let (layout, at) = (fields.layout_id(), std::ptr::from_ref(shape) as usize);
+    if cx.all_known(layout, at) {
+        return;
+    }
+    if fields.keys().all(|key| shape.is_known(key)) {
+        cx.note_all_known(layout, at);
+        return;
+    }
     for key in fields.keys() {
         if shape.is_known(key) {
             continue;
@@ -166,7 +176,7 @@ mod tests {
         retired: &[("old", "it was removed")],
     };
 
-    fn run(shape: &Shape, v: serde_json::Value) -> Vec<Diagnostic> {
+    fn run(shape: &'static Shape, v: serde_json::Value) -> Vec<Diagnostic> {
         let mut cx = Cx::default();
         let arena = crate::json::Arena::new();
         check_keys(
@@ -234,15 +244,36 @@ mod tests {
 
     #[test]
     fn loose_shapes_ignore_other_keys() {
-        let loose = Shape {
+        const LOOSE: Shape = Shape {
             strict: false,
             ..SHAPE
         };
         let d = run(
-            &loose,
+            &LOOSE,
             json!({"icon": "x", "descripton": "y", "enabled": true}),
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].path.to_string(), "ai.enabled");
+    }
+
+    #[test]
+    fn objects_of_a_layout_whose_keys_are_all_known_are_skipped_only_then() {
+        // The first two share a layout whose keys are all known; the last
+        // two share one with an unknown key, reported for each of them.
+        let arena = crate::json::Arena::new();
+        let text = r#"[{"exposed": true}, {"exposed": false}, {"exposed": true, "zz": 1},
+            {"exposed": true, "zz": 2}]"#;
+        let parsed = crate::json::parse(text, &arena).unwrap();
+        let mut cx = Cx::default();
+        for (i, item) in parsed.as_array().unwrap().iter().enumerate() {
+            let map = item.as_object().unwrap();
+            check_keys(&mut cx, &SHAPE, map, &JsonPath::root().index(i), "it");
+        }
+        let paths: Vec<String> = cx
+            .into_diagnostics()
+            .iter()
+            .map(|d| d.path.to_string())
+            .collect();
+        assert_eq!(paths, ["[2].zz", "[3].zz"]);
     }
 }
