@@ -181,6 +181,13 @@ pub struct Map<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LayoutId(usize);
 
+impl LayoutId {
+    /// The id as a number (to hash it, or to mix it with another).
+    pub fn as_usize(self) -> usize {
+        self.0
+    }
+}
+
 /// The keys of one or more objects, and what is known of them.
 #[derive(Debug)]
 struct Layout<'a> {

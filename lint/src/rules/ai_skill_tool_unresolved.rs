@@ -163,44 +163,55 @@ fn unresolved<'a>(cx: &Context<'_, 'a>, first: usize, skills: &[Entry<'a>]) -> V
     let mut misses = Vec::new();
     let mut exact = Vec::new();
     let mut places = Vec::new();
-    for (k, skill) in skills.iter().enumerate() {
-        let Some(Value::Array(refs)) = skill.record.get("tools") else {
-            continue;
-        };
-        for (at, value) in refs.iter().enumerate() {
-            let skill = first + k;
-            let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
+    let mut wildcards = false;
+    // A few skills' names at a time: enough for the lookups to overlap,
+    // few enough that the buffers stay small.
+    for (group, skills) in skills.chunks(SKILLS_PER_LOOKUP).enumerate() {
+        exact.clear();
+        places.clear();
+        for (k, skill) in skills.iter().enumerate() {
+            let Some(Value::Array(refs)) = skill.record.get("tools") else {
                 continue;
             };
-            if !reference.ends_with('*') {
-                exact.push(reference);
-                places.push((skill, at));
-            } else if !cx.resolves(reference) {
+            let skill = first + group * SKILLS_PER_LOOKUP + k;
+            for (at, value) in refs.iter().enumerate() {
+                let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
+                    continue;
+                };
+                if !reference.ends_with('*') {
+                    exact.push(reference);
+                    places.push((skill, at));
+                } else if !cx.resolves(reference) {
+                    wildcards = true;
+                    misses.push(Miss {
+                        skill,
+                        at,
+                        reference,
+                    });
+                }
+            }
+        }
+        cx.universe.contains_each(&exact, |i, found| {
+            if let (false, Some(&(skill, at)), Some(&reference)) =
+                (found, places.get(i), exact.get(i))
+            {
                 misses.push(Miss {
                     skill,
                     at,
                     reference,
                 });
             }
-        }
+        });
     }
-    let wildcards = misses.len();
-    cx.universe.contains_each(&exact, |i, found| {
-        if let (false, Some(&(skill, at)), Some(&reference)) = (found, places.get(i), exact.get(i))
-        {
-            misses.push(Miss {
-                skill,
-                at,
-                reference,
-            });
-        }
-    });
-    if wildcards > 0 {
+    if wildcards {
         // Back in document order.
         misses.sort_by_key(|m| (m.skill, m.at));
     }
     misses
 }
+
+/// Skills whose exact names [`unresolved`] looks up in one call.
+const SKILLS_PER_LOOKUP: usize = 32;
 
 /// Classifies a reference that does not resolve, as a hit to finish later.
 fn pending<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Pending<'a> {

@@ -2,7 +2,6 @@
 //! name checks.
 
 use crate::json::{LayoutId, Map, Value};
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::{Anchor, Diagnostic, DiagnosticId};
@@ -15,21 +14,44 @@ use crate::text::{is_snake_name, levenshtein_utf16, utf16_len};
 pub(crate) struct Cx {
     out: Vec<Diagnostic>,
     /// Where each key of a list [`fields`] checks sits in objects of one
-    /// layout ([`ABSENT`], [`FAR`]), by (layout, list): objects of one
-    /// kind share a handful of layouts, so the keys are looked up once per
-    /// layout rather than once per object. The lists are `'static`, so an
+    /// layout, by (layout, list): objects of one kind share a handful of
+    /// layouts and come one after another, so the keys are looked up once
+    /// per layout rather than once per object. A small table with one
+    /// entry per slot (a new pair takes its slot's place), so its memory
+    /// does not grow with the document. The lists are `'static`, so an
     /// address names one list for the run; the trees outlive the sink.
-    positions: HashMap<(LayoutId, usize), Box<[u8]>, foldhash::fast::RandomState>,
-    /// (layout, shape) pairs whose every key the shape knows: objects of
-    /// those layouts need no key check.
-    known: HashSet<(LayoutId, usize), foldhash::fast::RandomState>,
+    positions: Vec<Option<Positions>>,
+    /// (layout, shape) pairs whose every key the shape knows, so objects
+    /// of those layouts need no key check; a table like `positions`.
+    known: Vec<Option<(LayoutId, usize)>>,
 }
 
-/// In [`Cx::positions`]: a key absent from a layout.
+/// In [`Positions`]: a key absent from a layout.
 const ABSENT: u8 = u8::MAX;
-/// In [`Cx::positions`]: a key at a position a byte does not hold below
-/// [`ABSENT`] (looked up for each object).
+/// In [`Positions`]: a key at a position a byte does not hold below
+/// [`ABSENT`], or not worked out: looked up for each object.
 const FAR: u8 = u8::MAX - 1;
+
+/// Slots of [`Cx::positions`] and [`Cx::known`] (a power of two).
+const MEMO_SLOTS: usize = 64;
+
+/// The longest list of fields whose positions are kept.
+const MEMO_KEYS: usize = 24;
+
+/// Where the keys of one list sit in one layout: [`ABSENT`], [`FAR`] or a
+/// position.
+#[derive(Debug, Clone, Copy)]
+struct Positions {
+    layout: LayoutId,
+    list: usize,
+    at: [u8; MEMO_KEYS],
+}
+
+/// The slot of a (layout, list or shape) pair in a memo table.
+fn memo_slot(layout: LayoutId, other: usize) -> usize {
+    let mixed = (layout.as_usize() ^ other.rotate_left(17)) as u64;
+    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % MEMO_SLOTS
+}
 
 impl Cx {
     pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
@@ -46,14 +68,20 @@ impl Cx {
     }
 
     /// Whether the keys of objects of `layout` are all known to the shape
-    /// at `shape` (an address; see [`Cx::known`]).
+    /// at `shape` (an address; see [`Cx::known`]), as far as the table
+    /// remembers.
     pub(crate) fn all_known(&self, layout: LayoutId, shape: usize) -> bool {
-        self.known.contains(&(layout, shape))
+        self.known.get(memo_slot(layout, shape)).copied().flatten() == Some((layout, shape))
     }
 
     /// Notes that they are.
     pub(crate) fn note_all_known(&mut self, layout: LayoutId, shape: usize) {
-        self.known.insert((layout, shape));
+        if self.known.is_empty() {
+            self.known = vec![None; MEMO_SLOTS];
+        }
+        if let Some(slot) = self.known.get_mut(memo_slot(layout, shape)) {
+            *slot = Some((layout, shape));
+        }
     }
 
     pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
@@ -205,19 +233,39 @@ pub(crate) fn fields(
     parent_path: &JsonPath,
     specs: &'static [(&'static str, Expected)],
 ) {
-    let Cx { out, positions, .. } = cx;
-    let at = positions
-        .entry((parent.layout_id(), specs.as_ptr() as usize))
-        .or_insert_with(|| {
-            specs
-                .iter()
-                .map(|&(key, _)| match parent.position(key) {
-                    None => ABSENT,
-                    Some(p) => u8::try_from(p).ok().filter(|&p| p < FAR).unwrap_or(FAR),
-                })
-                .collect()
-        });
-    for (&(key, expected), &position) in specs.iter().zip(at.iter()) {
+    let (layout, list) = (parent.layout_id(), specs.as_ptr() as usize);
+    let mut own = [FAR; MEMO_KEYS];
+    let at: &[u8] = if specs.len() > MEMO_KEYS {
+        // Too long to keep: every key is looked up.
+        &[]
+    } else {
+        if cx.positions.is_empty() {
+            cx.positions = vec![None; MEMO_SLOTS];
+        }
+        match cx.positions.get_mut(memo_slot(layout, list)) {
+            Some(Some(kept)) if kept.layout == layout && kept.list == list => {
+                own = kept.at;
+            }
+            Some(slot) => {
+                for (position, &(key, _)) in own.iter_mut().zip(specs) {
+                    *position = match parent.position(key) {
+                        None => ABSENT,
+                        Some(p) => u8::try_from(p).ok().filter(|&p| p < FAR).unwrap_or(FAR),
+                    };
+                }
+                *slot = Some(Positions {
+                    layout,
+                    list,
+                    at: own,
+                });
+            }
+            None => {}
+        }
+        &own
+    };
+    let out = &mut cx.out;
+    let far = std::iter::repeat(&FAR);
+    for (&(key, expected), &position) in specs.iter().zip(at.iter().chain(far)) {
         let value = match position {
             ABSENT => None,
             FAR => parent.get(key),
