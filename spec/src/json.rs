@@ -989,8 +989,8 @@ fn key_at<'a>(entries: &[(&'a str, Value<'a>)], i: u32) -> &'a str {
 }
 
 /// The layouts a parse met lately, in a small table indexed by a cheap
-/// digest of the keys (their lengths and first and last bytes); a slot
-/// keeps the last layout that fell in it. Objects of one kind (the actions
+/// digest of the keys (their lengths and first and last bytes); a slot and
+/// its pair keep the last two layouts that fell in them. Objects of one kind (the actions
 /// of a stack, their `ai` blocks) share a handful of layouts; a document
 /// whose objects all differ allocates one layout per object, as many keys
 /// as it had before layouts were shared.
@@ -1021,25 +1021,33 @@ impl<'a> Layouts<'a> {
         (digest >> 54) as usize % LAYOUT_SLOTS
     }
 
-    /// The layout in `slot` when its keys are these, in this order.
+    /// The layout in `slot`, or in its pair `slot ^ 1`, when its keys are
+    /// these, in this order.
     fn find(&self, slot: usize, entries: &[(&str, Value<'_>)]) -> Option<&'a Layout<'a>> {
-        let layout = (*self.slots.get(slot)?)?;
-        let same = layout.keys.len() == entries.len()
-            && layout
-                .keys
-                .iter()
-                .zip(entries)
-                .all(|(k, (e, _))| same_key(k, e));
-        same.then_some(layout)
+        let same = |layout: &&'a Layout<'a>| {
+            layout.keys.len() == entries.len()
+                && layout
+                    .keys
+                    .iter()
+                    .zip(entries)
+                    .all(|(k, (e, _))| same_key(k, e))
+        };
+        [slot, slot ^ 1]
+            .into_iter()
+            .find_map(|s| self.slots.get(s).copied().flatten().filter(same))
     }
 
-    /// Keeps `layout` in `slot`, in place of the one there.
+    /// Keeps `layout` in `slot`; the one there moves to the pair slot
+    /// (`slot ^ 1`), in place of the one there. Two kinds of object whose
+    /// keys fall in one slot and that alternate (objects and their
+    /// actions) so keep sharing their layouts.
     fn keep(&mut self, slot: usize, layout: &'a Layout<'a>) {
         if self.slots.is_empty() {
             self.slots = vec![None; LAYOUT_SLOTS];
         }
-        if let Some(s) = self.slots.get_mut(slot) {
-            *s = Some(layout);
+        let before = self.slots.get_mut(slot).and_then(|s| s.replace(layout));
+        if let Some(pair) = self.slots.get_mut(slot ^ 1) {
+            *pair = before.or(*pair);
         }
     }
 }
@@ -1244,6 +1252,26 @@ mod tests {
                 proptest::prop_assert_eq!(map.position(key), expected, "{}", key);
             }
         }
+    }
+
+    #[test]
+    fn alternating_objects_whose_keys_share_a_slot_share_their_layouts() {
+        // `axb` and `ayb` have the same length and first and last bytes, so
+        // the same slot; objects of the two kinds, one after the other,
+        // still share a layout per kind.
+        let arena = Arena::new();
+        let text = r#"[{"axb": 1}, {"ayb": 2}, {"axb": 3}, {"ayb": 4}, {"axb": 5}]"#;
+        let parsed = parse(text, &arena).unwrap();
+        let ids: Vec<LayoutId> = parsed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_object().unwrap().layout_id())
+            .collect();
+        assert_eq!(ids[0], ids[2]);
+        assert_eq!(ids[0], ids[4]);
+        assert_eq!(ids[1], ids[3]);
+        assert_ne!(ids[0], ids[1]);
     }
 
     #[test]
