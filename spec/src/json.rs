@@ -204,15 +204,21 @@ struct Layout<'a> {
     filter: u64,
 }
 
-/// A key's bit in [`Layout::filter`], from its length and first and last
-/// bytes.
+/// A key's length and first and last bytes in one word: what the layout
+/// table's slots ([`Layouts::slot`]) and a layout's filter ([`key_bit`])
+/// are computed from.
 #[inline]
-fn key_bit(key: &str) -> u64 {
+fn key_signature(key: &str) -> u64 {
     let bytes = key.as_bytes();
     let first = u64::from(bytes.first().copied().unwrap_or(0));
     let last = u64::from(bytes.last().copied().unwrap_or(0));
-    let mixed = (bytes.len() as u64 | first << 32 | last << 40).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    1 << (mixed >> 58)
+    bytes.len() as u64 | first << 32 | last << 40
+}
+
+/// A key's bit in [`Layout::filter`].
+#[inline]
+fn key_bit(key: &str) -> u64 {
+    1 << (key_signature(key).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
 }
 
 /// The keys a parsed document writes more than once in one object, noted
@@ -989,11 +995,11 @@ fn key_at<'a>(entries: &[(&'a str, Value<'a>)], i: u32) -> &'a str {
 }
 
 /// The layouts a parse met lately, in a small table indexed by a cheap
-/// digest of the keys (their lengths and first and last bytes); a slot and
-/// its pair keep the last two layouts that fell in them. Objects of one kind (the actions
-/// of a stack, their `ai` blocks) share a handful of layouts; a document
-/// whose objects all differ allocates one layout per object, as many keys
-/// as it had before layouts were shared.
+/// digest of the keys (their lengths and first and last bytes); a slot
+/// and its pair keep the last two layouts that fell in them. Objects of
+/// one kind (the actions of a stack, their `ai` blocks) share a handful of
+/// layouts; a document whose objects all differ allocates one layout per
+/// object, as many keys as it had before layouts were shared.
 #[derive(Default)]
 struct Layouts<'a> {
     /// Empty until the first layout is kept: a document without objects
@@ -1009,14 +1015,7 @@ impl<'a> Layouts<'a> {
     fn slot(entries: &[(&str, Value<'_>)]) -> usize {
         let mut digest = entries.len() as u64;
         for (k, _) in entries {
-            let bytes = k.as_bytes();
-            let first = bytes.first().copied().unwrap_or(0);
-            let last = bytes.last().copied().unwrap_or(0);
-            digest = (digest.rotate_left(7)
-                ^ (bytes.len() as u64)
-                ^ (u64::from(first) << 16)
-                ^ (u64::from(last) << 24))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            digest = (digest.rotate_left(7) ^ key_signature(k)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
         (digest >> 54) as usize % LAYOUT_SLOTS
     }

@@ -123,13 +123,11 @@ impl Universe {
     /// names are many, as the lookups are made a group at a time and the
     /// memory they read is fetched for the group at once.
     pub fn contains_each(&self, names: &[&str], mut each: impl FnMut(usize, bool)) {
-        let scan = self.indexed < self.len();
         self.ids.get_each(&self.text, names, |i, found| {
             let found = found.is_some()
-                || (scan
-                    && names
-                        .get(i)
-                        .is_some_and(|&name| self.unindexed().any(|n| n == name)));
+                || names
+                    .get(i)
+                    .is_some_and(|name| self.past_table(name).is_some());
             each(i, found);
         });
     }
@@ -221,14 +219,18 @@ impl Universe {
     fn find(&self, name: &str) -> Option<&str> {
         match self.ids.get(&self.text, name) {
             Some((start, end)) => self.text.get(start..end),
-            None if self.indexed < self.len() => self.unindexed().find(|n| *n == name),
-            None => None,
+            None => self.past_table(name),
         }
     }
 
-    /// The names past the table (those beyond 4 GiB of names).
-    fn unindexed(&self) -> impl Iterator<Item = &str> {
-        unindexed(&self.text, &self.starts, self.indexed)
+    /// The stored copy of `name` among the names past the table (those
+    /// beyond 4 GiB of names), found by a scan; `None` at once when every
+    /// name is in the table.
+    fn past_table(&self, name: &str) -> Option<&str> {
+        if self.indexed >= self.len() {
+            return None;
+        }
+        unindexed(&self.text, &self.starts, self.indexed).find(|n| *n == name)
     }
 
     fn name_at(&self, id: usize) -> &str {

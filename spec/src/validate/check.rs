@@ -84,6 +84,37 @@ impl Cx {
         }
     }
 
+    /// Where the keys of `specs` (at most [`MEMO_KEYS`]) sit in objects of
+    /// `parent`'s layout, from the table when it has them.
+    fn positions_of(
+        &mut self,
+        parent: &Map<'_>,
+        specs: &'static [(&'static str, Expected)],
+    ) -> [u8; MEMO_KEYS] {
+        let (layout, list) = (parent.layout_id(), specs.as_ptr() as usize);
+        if self.positions.is_empty() {
+            self.positions = vec![None; MEMO_SLOTS];
+        }
+        let slot = self.positions.get_mut(memo_slot(layout, list));
+        if let Some(Some(kept)) = &slot
+            && kept.layout == layout
+            && kept.list == list
+        {
+            return kept.at;
+        }
+        let mut at = [FAR; MEMO_KEYS];
+        for (position, &(key, _)) in at.iter_mut().zip(specs) {
+            *position = match parent.position(key) {
+                None => ABSENT,
+                Some(p) => u8::try_from(p).ok().filter(|&p| p < FAR).unwrap_or(FAR),
+            };
+        }
+        if let Some(slot) = slot {
+            *slot = Some(Positions { layout, list, at });
+        }
+        at
+    }
+
     pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.out
     }
@@ -211,7 +242,18 @@ pub(crate) fn field<'v>(
     parent_path: &JsonPath,
     expected: Expected,
 ) -> Option<&'v Value<'v>> {
-    let value = parent.get(key)?;
+    typed(cx, parent.get(key)?, key, parent_path, expected)
+}
+
+/// `value`, the value of `key`, when it is of the type `expected`; else
+/// reports it and `None`.
+fn typed<'v>(
+    cx: &mut Cx,
+    value: &'v Value<'v>,
+    key: &str,
+    parent_path: &JsonPath,
+    expected: Expected,
+) -> Option<&'v Value<'v>> {
     if expected.accepts(value) {
         Some(value)
     } else {
@@ -233,53 +275,20 @@ pub(crate) fn fields(
     parent_path: &JsonPath,
     specs: &'static [(&'static str, Expected)],
 ) {
-    let (layout, list) = (parent.layout_id(), specs.as_ptr() as usize);
-    let mut own = [FAR; MEMO_KEYS];
-    let at: &[u8] = if specs.len() > MEMO_KEYS {
-        // Too long to keep: every key is looked up.
-        &[]
-    } else {
-        if cx.positions.is_empty() {
-            cx.positions = vec![None; MEMO_SLOTS];
-        }
-        match cx.positions.get_mut(memo_slot(layout, list)) {
-            Some(Some(kept)) if kept.layout == layout && kept.list == list => {
-                own = kept.at;
-            }
-            Some(slot) => {
-                for (position, &(key, _)) in own.iter_mut().zip(specs) {
-                    *position = match parent.position(key) {
-                        None => ABSENT,
-                        Some(p) => u8::try_from(p).ok().filter(|&p| p < FAR).unwrap_or(FAR),
-                    };
-                }
-                *slot = Some(Positions {
-                    layout,
-                    list,
-                    at: own,
-                });
-            }
-            None => {}
-        }
-        &own
-    };
-    let out = &mut cx.out;
-    let far = std::iter::repeat(&FAR);
-    for (&(key, expected), &position) in specs.iter().zip(at.iter().chain(far)) {
+    // A list too long to keep stays all `FAR`: each key is looked up.
+    let mut at = [FAR; MEMO_KEYS];
+    if specs.len() <= MEMO_KEYS {
+        at = cx.positions_of(parent, specs);
+    }
+    let positions = at.iter().chain(std::iter::repeat(&FAR));
+    for (&(key, expected), &position) in specs.iter().zip(positions) {
         let value = match position {
             ABSENT => None,
             FAR => parent.get(key),
             p => parent.value_at(usize::from(p)),
         };
-        if let Some(value) = value
-            && !expected.accepts(value)
-        {
-            out.push(wrong_type(
-                parent_path.key(key),
-                format_args!("`{key}`"),
-                expected,
-                value,
-            ));
+        if let Some(value) = value {
+            typed(cx, value, key, parent_path, expected);
         }
     }
 }
