@@ -167,16 +167,63 @@ struct Node {
     min_id: u32,
     min_len: u32,
     max_len: u32,
-    /// The [`class`]es of the units the subtree's names hold from the
-    /// start of the label on, as two halves of a `u64` set (kept beside
-    /// the rest of the node, which the walk reads anyway).
-    classes: [u32; 2],
+    /// What the subtree's names hold from the start of the label on, as
+    /// the two halves of a `u64` (kept beside the rest of the node, which
+    /// the walk reads anyway): bits 0 to 39 are the set of the [`class`]es
+    /// of their units, and the rest the least number of digits and of
+    /// marks any of them holds, `RARE_BITS` each (see [`Node::rare`]).
+    packed: [u32; 2],
 }
 
+/// The classes of each rare group: digits, then marks (`_`, `-`, `.`
+/// and every unit outside the identifier classes). A name's units of a
+/// group that the query lacks each cost an edit, which bounds the walk
+/// from the names' side as absent classes bound it from the query's.
+const RARE_GROUPS: [u64; 2] = [0x3FF << 26, 0xF << 36];
+
+/// Bits of the class set in [`Node::packed`].
+const CLASS_BITS: u32 = 40;
+
+/// Bits of each rare group's count in [`Node::packed`]; a count is
+/// stored capped at the largest that fits, which stays a lower bound.
+const RARE_BITS: u32 = 12;
+
 impl Node {
-    fn classes(&self) -> u64 {
-        u64::from(self.classes[0]) | u64::from(self.classes[1]) << 32
+    fn word(&self) -> u64 {
+        u64::from(self.packed[0]) | u64::from(self.packed[1]) << 32
     }
+
+    /// The set of classes the subtree's names hold from the label on.
+    fn classes(&self) -> u64 {
+        self.word() & ((1 << CLASS_BITS) - 1)
+    }
+
+    /// For each of [`RARE_GROUPS`], the least number of units of that
+    /// group a name of the subtree holds from the label on (capped).
+    fn rare(&self) -> [u32; 2] {
+        let word = self.word();
+        let mask = (1 << RARE_BITS) - 1;
+        #[allow(clippy::cast_possible_truncation)] // masked to RARE_BITS
+        [0, 1].map(|g| ((word >> (CLASS_BITS + g * RARE_BITS)) & mask) as u32)
+    }
+
+    fn set_packed(&mut self, classes: u64, rare: [u32; 2]) {
+        let cap = (1 << RARE_BITS) - 1;
+        let mut word = classes & ((1 << CLASS_BITS) - 1);
+        for (g, count) in (0u32..).zip(rare) {
+            word |= u64::from(count.min(cap)) << (CLASS_BITS + g * RARE_BITS);
+        }
+        #[allow(clippy::cast_possible_truncation)] // the two halves
+        {
+            self.packed = [word as u32, (word >> 32) as u32];
+        }
+    }
+}
+
+/// Which of [`RARE_GROUPS`] a unit belongs to, if any.
+fn rare_group<U: Unit>(unit: U) -> Option<usize> {
+    let bit = 1u64 << class(unit);
+    RARE_GROUPS.iter().position(|&group| group & bit != 0)
 }
 
 impl<U: Unit> SuggestIndex<U> {
@@ -567,6 +614,7 @@ impl<U: Unit> SuggestIndex<U> {
         let floor = id32(floor).unwrap_or(NONE);
         let width = 2 * bound + 1;
         let positions = class_positions(query);
+        let rare_after = rare_suffixes(query);
         let cap = id32(bound + 1).unwrap_or(NONE);
         // Saved rows end to end; row 0 is the empty prefix's.
         let mut saved = vec![cap; width];
@@ -608,6 +656,9 @@ impl<U: Unit> SuggestIndex<U> {
                 .iter()
                 .filter(|&&(class, _)| held & class == 0)
                 .fold(0, |absent, &(_, at)| absent | at);
+            // The least number of each rare group's units the subtree's
+            // names hold past the current unit.
+            let mut rare = node.rare();
             let mut lower = parent_lower;
             let mut alive = true;
             for (k, &unit) in self.label(node).iter().enumerate() {
@@ -616,6 +667,9 @@ impl<U: Unit> SuggestIndex<U> {
                     alive = false;
                     break;
                 }
+                if let Some(count) = rare_group(unit).and_then(|g| rare.get_mut(g)) {
+                    *count = count.saturating_sub(1);
+                }
                 let reach = Reach {
                     t,
                     bound,
@@ -623,8 +677,9 @@ impl<U: Unit> SuggestIndex<U> {
                     min_len: node.min_len as usize,
                     max_len: node.max_len as usize,
                     absent,
+                    rare,
                 };
-                lower = band_row(&prev, &mut cur, query, unit, &reach, cap);
+                lower = band_row(&prev, &mut cur, query, &rare_after, unit, &reach, cap);
                 std::mem::swap(&mut prev, &mut cur);
                 if hopeless(lower, node.min_id, best) {
                     alive = false;
@@ -681,18 +736,26 @@ struct Reach {
     /// Bit `i` set: query unit `i` is of a class no name of the subtree
     /// holds (see [`class_positions`]).
     absent: u64,
+    /// The least number of units of each of [`RARE_GROUPS`] a name of the
+    /// subtree holds past unit `t`.
+    rare: [u32; 2],
 }
 
 /// Computes row `t` (for name unit `unit`) from row `t - 1` and returns a
 /// lower bound on the distance of any name of the subtree: the least, over
 /// the row's cells, of the cell plus what aligning the rest of the query
-/// with the rest of a name must cost at least. That is the larger of the
-/// length gap between them and the number of the rest's units whose class
-/// no name of the subtree holds (each is deleted or replaced).
+/// with the rest of a name must cost at least. That is the largest of the
+/// length gap between them, the number of the rest's units whose class
+/// no name of the subtree holds (each is deleted or replaced), and the
+/// number of units of rare groups the rest of a name holds beyond the
+/// rest of the query's (each is deleted or replaced too; groups are
+/// disjoint, so those add up). `rare_after[j]` counts the query's units
+/// of each rare group from `j` on.
 fn band_row<U: Unit>(
     prev: &[u32],
     cur: &mut [u32],
     query: &[U],
+    rare_after: &[[u32; 2]],
     unit: U,
     reach: &Reach,
     cap: u32,
@@ -704,6 +767,7 @@ fn band_row<U: Unit>(
         min_len,
         max_len,
         absent,
+        rare: [digits, marks],
     } = *reach;
     let rest_lo = min_len.saturating_sub(t);
     let rest_hi = max_len.saturating_sub(t);
@@ -733,7 +797,9 @@ fn band_row<U: Unit>(
         .and_then(|j| absent.checked_shr(j))
         .unwrap_or(0);
     let mut missing = absent_rest.count_ones();
+    let mut rare_rest = rare_after.get(j0..).unwrap_or_default().iter();
     for (j, cell) in (j0..).zip(run_cells.iter_mut()) {
+        let [query_digits, query_marks] = rare_rest.next().copied().unwrap_or_default();
         let diag = diagonals.next().unwrap_or(cap);
         let up = ups.next().unwrap_or(cap);
         let value = if j == 0 {
@@ -752,7 +818,10 @@ fn band_row<U: Unit>(
                 rest.saturating_sub(rest_hi)
             };
             let gap = id32(gap).unwrap_or(cap);
-            lower = lower.min(value.saturating_add(gap.max(missing)));
+            let extra = digits
+                .saturating_sub(query_digits)
+                .saturating_add(marks.saturating_sub(query_marks));
+            lower = lower.min(value.saturating_add(gap.max(missing).max(extra)));
         }
         missing -= (absent_rest & 1) as u32;
         absent_rest >>= 1;
@@ -762,7 +831,7 @@ fn band_row<U: Unit>(
 
 /// A unit's class: each ASCII letter (both cases in one class), each
 /// digit, `_`, `-` and `.` has its own (classes 0 to 38), and every other
-/// unit falls in class 63. A set of classes is a `u64` with bit `class`.
+/// unit falls in class 39. A set of classes is a `u64` with bit `class`.
 fn class<U: Unit>(unit: U) -> u32 {
     match u8::try_from(unit.into()).map(char::from) {
         Ok(c @ 'a'..='z') => u32::from(c as u8 - b'a'),
@@ -771,7 +840,7 @@ fn class<U: Unit>(unit: U) -> u32 {
         Ok('_') => 36,
         Ok('-') => 37,
         Ok('.') => 38,
-        _ => 63,
+        _ => 39,
     }
 }
 
@@ -794,32 +863,64 @@ fn class_positions<U: Unit>(query: &[U]) -> Vec<(u64, u64)> {
     found
 }
 
-/// Sets each node's classes: its label's units' and its children's.
-/// Children come after their parent in the node order, so one pass from
-/// the last node back suffices.
+/// For each `j` in `0..=query.len()`, the number of the query's units of
+/// each of [`RARE_GROUPS`] from `j` on.
+fn rare_suffixes<U: Unit>(query: &[U]) -> Vec<[u32; 2]> {
+    let mut after = vec![[0u32; 2]; query.len() + 1];
+    let mut counts = [0u32; 2];
+    for (&unit, slot) in query.iter().zip(after.iter_mut()).rev() {
+        if let Some(count) = rare_group(unit).and_then(|g| counts.get_mut(g)) {
+            *count = count.saturating_add(1);
+        }
+        *slot = counts;
+    }
+    after
+}
+
+/// Sets each node's classes (its label's units' and its children's) and
+/// rare counts (its label's plus the least of its children's, or none
+/// past a name that ends here). Children come after their parent in the
+/// node order, so one pass from the last node back suffices.
 fn set_subtree_classes<U: Unit>(trie: &mut [Node], labels: &[U]) {
     for index in (0..trie.len()).rev() {
         let Some(node) = trie.get(index).copied() else {
             continue;
         };
         let start = node.label as usize;
-        let own = labels
+        let label = labels
             .get(start..start + node.label_len as usize)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let own = label
             .iter()
             .fold(0u64, |set, &unit| set | 1u64 << class(unit));
+        let mut in_label = [0u32; 2];
+        for group in label.iter().filter_map(|&unit| rare_group(unit)) {
+            if let Some(count) = in_label.get_mut(group) {
+                *count = count.saturating_add(1);
+            }
+        }
         let first = node.first_child as usize;
-        let below = trie
+        let children = trie
             .get(first..first + node.children as usize)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let below = children
             .iter()
             .fold(0u64, |set, child| set | child.classes());
-        let set = own | below;
+        // A name ending here holds none past the label.
+        let past = if node.terminal != NONE || children.is_empty() {
+            [0, 0]
+        } else {
+            children
+                .iter()
+                .fold([u32::MAX; 2], |[digits, marks], child| {
+                    let [d, m] = child.rare();
+                    [digits.min(d), marks.min(m)]
+                })
+        };
+        let ([d, m], [past_d, past_m]) = (in_label, past);
+        let rare = [d.saturating_add(past_d), m.saturating_add(past_m)];
         if let Some(slot) = trie.get_mut(index) {
-            #[allow(clippy::cast_possible_truncation)] // the two halves
-            {
-                slot.classes = [set as u32, (set >> 32) as u32];
-            }
+            slot.set_packed(own | below, rare);
         }
     }
 }
@@ -1051,7 +1152,7 @@ fn build_trie<U: Unit>(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>
             min_id,
             min_len: id32(min_len)?,
             max_len: id32(max_len)?,
-            classes: [0; 2],
+            packed: [0; 2],
         };
         if let Some(slot) = trie.get_mut(index) {
             *slot = node;
@@ -1204,11 +1305,69 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Every node's rare counts are the least, over the names below
+        /// it, of their digits and marks from the node's label on.
+        #[test]
+        fn rare_counts_are_the_least_below_each_node(
+            names in prop::collection::vec(letters(0, 12), 1..40),
+        ) {
+            let universe = Universe::new(names);
+            let Some((_, index)) = indexes(&universe) else {
+                return Ok(());
+            };
+            let count = |units: &[u16], group: usize| {
+                let counted = units
+                    .iter()
+                    .filter(|&&u| super::rare_group(u) == Some(group))
+                    .count();
+                u32::try_from(counted).unwrap_or(u32::MAX)
+            };
+            for node in &index.trie {
+                let start = (node.depth - node.label_len) as usize;
+                let least = |group| {
+                    (0..universe.len())
+                        .filter_map(id32)
+                        .map(|id| universe.units_of(id))
+                        .filter(|units| below(&index, node, units))
+                        .map(|units| count(units.get(start..).unwrap_or_default(), group))
+                        .min()
+                        .unwrap_or(0)
+                };
+                prop_assert_eq!(node.rare(), [least(0), least(1)]);
+            }
+        }
+    }
+
+    /// Whether the name spelled `units` is in the subtree of `node`: it
+    /// starts with the path to the node's label's end.
+    fn below(index: &SuggestIndex<u16>, node: &super::Node, units: &[u16]) -> bool {
+        let mut path: Vec<u16> = Vec::new();
+        let mut at = 0u32;
+        // Walk down from the root along `units` to the node's depth.
+        while let Some(n) = index.node(at) {
+            path.extend_from_slice(index.label(n));
+            if !units.starts_with(&path) {
+                return false;
+            }
+            if n.depth >= node.depth {
+                return std::ptr::eq(n, node);
+            }
+            let Some((next, _)) = units.get(path.len()).and_then(|&u| index.child(n, u)) else {
+                return false;
+            };
+            at = next;
+        }
+        false
+    }
+
     #[test]
     fn classes_tell_identifier_units_apart() {
         let units: Vec<u16> = "azAZ09_-.é😀".encode_utf16().collect();
         let classes: Vec<u32> = units.iter().map(|&u| super::class(u)).collect();
-        assert_eq!(classes, [0, 25, 0, 25, 26, 35, 36, 37, 38, 63, 63, 63]);
+        assert_eq!(classes, [0, 25, 0, 25, 26, 35, 36, 37, 38, 39, 39, 39]);
         // One entry per class, with every position of its units.
         let query: Vec<u16> = "abca".encode_utf16().collect();
         assert_eq!(
