@@ -69,18 +69,74 @@ const FINDINGS_PER_CHUNK: usize = 128;
 /// array's item indent.
 fn render_chunk(findings: &[Finding], first: bool) -> std::io::Result<Vec<u8>> {
     let mut piece = Vec::with_capacity(findings.len() * 1536);
-    let mut one = Vec::with_capacity(1536);
     for (i, finding) in findings.iter().enumerate() {
         piece.extend_from_slice(if first && i == 0 {
             b"\n    "
         } else {
             b",\n    "
         });
-        one.clear();
-        objectstack_spec::json::terminal::to_writer_pretty(&mut one, finding)?;
-        indented(&one, b"\n    ", &mut piece)?;
+        push_finding(&mut piece, finding);
     }
     Ok(piece)
+}
+
+/// Appends `finding` as serde's pretty printer writes it (terminal-safe),
+/// indented as an item of the document's `findings` array: the same bytes,
+/// written in one pass rather than printed, escaped and then indented.
+fn push_finding(out: &mut Vec<u8>, finding: &Finding) {
+    use objectstack_spec::json::terminal::{StrContents, push_str_contents};
+    let string = |out: &mut Vec<u8>, text: &str| {
+        out.push(b'"');
+        push_str_contents(out, text);
+        out.push(b'"');
+    };
+    let optional = |out: &mut Vec<u8>, text: Option<&str>| match text {
+        Some(text) => string(out, text),
+        None => out.extend_from_slice(b"null"),
+    };
+    let text = |out: &mut Vec<u8>, text: &crate::finding::Text| {
+        use std::fmt::Write as _;
+        out.push(b'"');
+        // Writing into a `Vec` cannot fail.
+        let _ = write!(StrContents(out), "{text}");
+        out.push(b'"');
+    };
+    out.extend_from_slice(b"{\n      \"rule\": ");
+    string(out, &finding.rule);
+    out.extend_from_slice(b",\n      \"severity\": ");
+    string(out, finding.severity.as_str());
+    out.extend_from_slice(b",\n      \"where\": ");
+    string(out, &finding.where_);
+    out.extend_from_slice(b",\n      \"path\": ");
+    string(out, &finding.path);
+    out.extend_from_slice(b",\n      \"message\": ");
+    text(out, &finding.message);
+    out.extend_from_slice(b",\n      \"hint\": ");
+    text(out, &finding.hint);
+    out.extend_from_slice(b",\n      \"ref\": ");
+    optional(out, finding.reference.as_deref());
+    out.extend_from_slice(b",\n      \"suggestion\": ");
+    optional(out, finding.suggestion.as_deref());
+    out.extend_from_slice(b",\n      \"location\": ");
+    match &finding.location {
+        Some(location) => {
+            out.extend_from_slice(b"{\n        \"file\": ");
+            string(out, &location.file);
+            for (key, value) in [
+                (&b",\n        \"line\": "[..], location.line),
+                (b",\n        \"column\": ", location.column),
+                (b",\n        \"byteStart\": ", location.byte_start),
+                (b",\n        \"byteEnd\": ", location.byte_end),
+            ] {
+                out.extend_from_slice(key);
+                // Writing into a `Vec` cannot fail.
+                let _ = std::io::Write::write_fmt(out, format_args!("{value}"));
+            }
+            out.extend_from_slice(b"\n      }");
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b"\n    }");
 }
 
 /// Writes `text` with each line break replaced by `break_and_indent`.
@@ -113,7 +169,21 @@ mod tests {
             },
             where_: format!("skill \"s{i}\" \u{b7} tools"),
             path: format!("skills[{i}].tools[0]"),
-            message: Text::from(format!("{text} {i}")),
+            // Some texts are written when read, from parts (as the
+            // reference rule's are).
+            message: if i % 5 == 3 {
+                Text::deferred(
+                    std::sync::Arc::from([Box::from(text), Box::from("\u{202e}\"")]),
+                    |parts, f| {
+                        for part in parts {
+                            f.write_str(part)?;
+                        }
+                        write!(f, " {}", parts.len())
+                    },
+                )
+            } else {
+                Text::from(format!("{text} {i}"))
+            },
             hint: Text::from(text.to_owned()),
             reference: i.is_multiple_of(2).then(|| text.to_owned()),
             suggestion: None,
@@ -146,6 +216,7 @@ mod tests {
             "line\nbreak and \"quotes\"",
             "bidi \u{202e} and \u{7f}",
             "",
+            "tab\t, \\ back, \u{1} \u{1f} \u{9b} \u{2028} \u{feff} é 😀",
         ];
         for n in [0, 1, 2, FINDINGS_PER_CHUNK, FINDINGS_PER_CHUNK + 1, 5000] {
             let findings: Vec<Finding> =

@@ -144,8 +144,112 @@ fn string_with<T: ?Sized + Serialize, F: Formatter>(
     String::from_utf8(out).map_err(serde::ser::Error::custom)
 }
 
+/// Appends `text` to `out` as the contents of a JSON string (without the
+/// quotes), spelled byte for byte as [`to_writer`] spells a string: JSON's
+/// own escapes (`\"`, `\\`, `\n`, `\u001b`, ...), and every
+/// terminal-unsafe character as `\uXXXX`.
+///
+/// It is for writers that print many strings of their own (a lint report
+/// of tens of megabytes): sixteen bytes are checked at a time, and a run
+/// with nothing to escape is copied at once.
+///
+/// ```
+/// let mut out = Vec::new();
+/// objectstack_spec::json::terminal::push_str_contents(&mut out, "say \"hi\"\u{202e}");
+/// assert_eq!(out, br#"say \"hi\"\u202e"#);
+/// ```
+pub fn push_str_contents(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    // `bytes[done..at]` waits to be copied; `at` is where the scan is.
+    let (mut done, mut at) = (0, 0);
+    while at < bytes.len() {
+        let Some(chunk) = bytes.get(at..at + 16) else {
+            // The tail, a byte at a time.
+            match bytes.get(at) {
+                Some(&b) if attention(b) => {
+                    at = escape_at(out, text, done, at);
+                    done = at;
+                }
+                _ => at += 1,
+            }
+            continue;
+        };
+        let mask = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |mask, (i, &b)| mask | u32::from(attention(b)) << i);
+        if mask == 0 {
+            at += 16;
+            continue;
+        }
+        at += mask.trailing_zeros() as usize;
+        at = escape_at(out, text, done, at);
+        done = at;
+    }
+    out.extend_from_slice(bytes.get(done..).unwrap_or_default());
+}
+
+/// A byte that may need escaping: an ASCII control, `"`, `\\`, DEL, or
+/// any byte past ASCII (some characters past ASCII are terminal-unsafe).
+#[inline]
+fn attention(b: u8) -> bool {
+    (b < 0x20) | (b == b'"') | (b == b'\\') | (b >= 0x7f)
+}
+
+/// Copies `text[done..at]` to `out`, then the character at `at` (where
+/// [`attention`] holds) as written or escaped; returns where the next
+/// character starts.
+fn escape_at(out: &mut Vec<u8>, text: &str, done: usize, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    out.extend_from_slice(bytes.get(done..at).unwrap_or_default());
+    let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+        // Not a character boundary: cannot happen in a `str` scanned from
+        // one, but copy the byte rather than lose it.
+        out.extend_from_slice(bytes.get(at..=at).unwrap_or_default());
+        return at + 1;
+    };
+    let short: Option<&[u8]> = match c {
+        '"' => Some(b"\\\""),
+        '\\' => Some(b"\\\\"),
+        '\u{8}' => Some(b"\\b"),
+        '\u{c}' => Some(b"\\f"),
+        '\n' => Some(b"\\n"),
+        '\r' => Some(b"\\r"),
+        '\t' => Some(b"\\t"),
+        _ => None,
+    };
+    if let Some(escape) = short {
+        out.extend_from_slice(escape);
+    } else if c < ' ' || is_terminal_unsafe(c) {
+        // Every such character is in the Basic Multilingual Plane.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let code = u32::from(c);
+        out.extend_from_slice(b"\\u");
+        for shift in [12, 8, 4, 0] {
+            out.extend(HEX.get(((code >> shift) & 0xf) as usize));
+        }
+    } else {
+        out.extend_from_slice(bytes.get(at..at + c.len_utf8()).unwrap_or_default());
+    }
+    at + c.len_utf8()
+}
+
+/// A [`std::fmt::Write`] that appends what it is given with
+/// [`push_str_contents`]: `write!` a `Display` value into it to print the
+/// value as the contents of a JSON string without building it first.
+#[derive(Debug)]
+pub struct StrContents<'a>(pub &'a mut Vec<u8>);
+
+impl std::fmt::Write for StrContents<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        push_str_contents(self.0, s);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
     use serde_json::{Value, json};
 
     use super::*;
@@ -189,5 +293,47 @@ mod tests {
             to_string_pretty(&plain).unwrap(),
             serde_json::to_string_pretty(&plain).unwrap()
         );
+    }
+
+    /// What `to_string` writes for `text`, without the quotes.
+    fn by_serde(text: &str) -> Vec<u8> {
+        let quoted = to_string(text).unwrap().into_bytes();
+        quoted.get(1..quoted.len() - 1).unwrap_or_default().to_vec()
+    }
+
+    #[test]
+    fn contents_are_spelled_as_serde_spells_them() {
+        let every_escape: String = (0u32..0x100)
+            .chain([
+                0x61c, 0x200b, 0x200f, 0x2028, 0x202e, 0x2060, 0x2069, 0xfeff,
+            ])
+            .filter_map(char::from_u32)
+            .collect();
+        for text in [
+            "",
+            "plain",
+            "x\"y\\z\n",
+            "\u{1}\u{1f}\u{7f}\u{80}\u{9f}\u{a0}é😀",
+            &every_escape,
+            &format!("{}\u{202e}{}\"", "a".repeat(15), "b".repeat(17)),
+        ] {
+            let mut out = Vec::new();
+            push_str_contents(&mut out, text);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&by_serde(text))
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn contents_equal_serdes_for_any_text(text in any::<String>(), pad in 0..20usize) {
+            // Shifted past each position in a sixteen-byte chunk.
+            let text = format!("{}{text}", "-".repeat(pad));
+            let mut out = Vec::new();
+            push_str_contents(&mut out, &text);
+            prop_assert_eq!(out, by_serde(&text));
+        }
     }
 }
