@@ -700,7 +700,9 @@ impl<U: Unit> SuggestIndex<U> {
                 best = best.min((d, node.terminal));
             }
             if node.children > 0 {
-                let at = saved.len() / width;
+                // The saved rows are this node's ancestors' and its own
+                // start row, `0..=row`: this one is next.
+                let at = row + 1;
                 saved.extend_from_slice(&prev);
                 let first = node.first_child;
                 stack.extend((first..first + node.children).rev().map(|c| (c, lower, at)));
@@ -798,6 +800,10 @@ fn band_row<U: Unit>(
         .unwrap_or(0);
     let mut missing = absent_rest.count_ones();
     let mut rare_rest = rare_after.get(j0..).unwrap_or_default().iter();
+    // No branch on a cell's value: which cells are within the bound is as
+    // good as random, and a mispredicted branch per cell cost more than
+    // the arithmetic (a cell at the cap adds at least the cap, which
+    // leaves `lower` as it is).
     for (j, cell) in (j0..).zip(run_cells.iter_mut()) {
         let [query_digits, query_marks] = rare_rest.next().copied().unwrap_or_default();
         let diag = diagonals.next().unwrap_or(cap);
@@ -810,19 +816,16 @@ fn band_row<U: Unit>(
         };
         *cell = value;
         left = value;
-        if value < cap {
-            let rest = len - j;
-            let gap = if rest < rest_lo {
-                rest_lo - rest
-            } else {
-                rest.saturating_sub(rest_hi)
-            };
-            let gap = id32(gap).unwrap_or(cap);
-            let extra = digits
-                .saturating_sub(query_digits)
-                .saturating_add(marks.saturating_sub(query_marks));
-            lower = lower.min(value.saturating_add(gap.max(missing).max(extra)));
-        }
+        // The rest of the query is `len - j` units, the rest of a name
+        // `rest_lo..=rest_hi`: at most one of the two differences is
+        // positive.
+        let rest = len - j;
+        let gap = rest_lo.saturating_sub(rest) | rest.saturating_sub(rest_hi);
+        let gap = id32(gap).unwrap_or(cap);
+        let extra = digits
+            .saturating_sub(query_digits)
+            .saturating_add(marks.saturating_sub(query_marks));
+        lower = lower.min(value.saturating_add(gap.max(missing).max(extra)));
         missing -= (absent_rest & 1) as u32;
         absent_rest >>= 1;
     }
