@@ -138,14 +138,21 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         // Each finding's place in upstream's order (see `order`), taken
         // before the hits become findings, with one ranker per source so a
         // large object's order is worked out once.
-        let mut ranker = crate::order::Ranker::default();
-        let places: Vec<Vec<u32>> = hits
-            .iter()
-            .map(|hit| ranker.rank(source.root, &hit.anchor))
-            .collect();
-        if let Some(text) = source.text {
-            let index = SourceIndex::new(text);
-            let spans = locate_hits(&index, source.root, &hits);
+        // Ranking and locating read the hits independently: side by side.
+        let (places, spans) = rayon::join(
+            || {
+                let mut ranker = crate::order::Ranker::default();
+                hits.iter()
+                    .map(|hit| ranker.rank(source.root, &hit.anchor))
+                    .collect::<Vec<Vec<u32>>>()
+            },
+            || {
+                source
+                    .text
+                    .map(|text| locate_hits(&SourceIndex::new(text), source.root, &hits))
+            },
+        );
+        if let Some(spans) = spans {
             for (hit, span) in hits.iter_mut().zip(spans) {
                 hit.finding.location = span.map(|s| Location {
                     file: source.file.to_owned(),
@@ -205,7 +212,7 @@ fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
 fn locate_hits(index: &SourceIndex<'_>, root: &Map<'_>, hits: &[Hit]) -> Vec<Option<Span>> {
     let text = index.text();
     let ranges: Vec<Option<(usize, usize)>> = hits
-        .iter()
+        .par_iter()
         .map(|hit| {
             if hit.anchor_key {
                 return None;
