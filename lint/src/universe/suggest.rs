@@ -324,11 +324,19 @@ impl<U: Unit> SuggestIndex<U> {
     /// from every start, walk down the trie along the query.
     fn inside(&self, query: &[U]) -> Option<Scored> {
         let len = query.len();
-        let mut best = None;
+        let mut best: Option<Scored> = None;
         for start in 0..len {
+            // A name from `start` on scores at least `start`.
+            if best.is_some_and(|(score, _)| start > score) {
+                break;
+            }
             let mut at = start;
             let mut node = self.node(0);
             while let Some(n) = node {
+                // No name of the subtree fits in what is left of the query.
+                if n.min_len as usize > len - start {
+                    break;
+                }
                 let label = self.label(n);
                 if !query.get(at..).is_some_and(|rest| rest.starts_with(label)) {
                     break;
