@@ -360,9 +360,17 @@ fn fictional_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result
          its registered name; or remove the reference and the instructions that rely on it. \
          Keep it only if a runtime plugin outside the platform registry provides \
          \"{reference}\" (then allow this rule for the stack). Families the runtime \
-         materialises: {}.",
-        FAMILY_PREFIXES.join(", ")
-    )
+         materialises: "
+    )?;
+    // Written a prefix at a time: a report can hold this hint tens of
+    // thousands of times, and a joined string would be made for each.
+    for (i, prefix) in FAMILY_PREFIXES.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        f.write_str(prefix)?;
+    }
+    f.write_str(".")
 }
 
 #[cfg(test)]
