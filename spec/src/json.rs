@@ -43,6 +43,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use crate::parse::ParseError;
 
+mod fast;
 pub mod order;
 pub mod shape;
 mod split;
@@ -752,10 +753,18 @@ fn parse_text<'de, 'a, S: Strings<'de, 'a>>(
     stop: Option<split::Stop<'a>>,
 ) -> Result<Value<'a>, (ParseError, S)> {
     let mut builder = Builder::new(&arena.bump, strings, stop);
-    let mut de = serde_json::Deserializer::from_str(text);
-    let read = ValueSeed(&mut builder)
-        .deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v));
+    let read = match fast::read(text, &mut builder) {
+        Ok(value) => Ok(value),
+        Err(fast::GiveUp) => {
+            // serde_json reads it all again, and says what is wrong.
+            let Builder { strings, stop, .. } = builder;
+            builder = Builder::new(&arena.bump, strings, stop);
+            let mut de = serde_json::Deserializer::from_str(text);
+            ValueSeed(&mut builder)
+                .deserialize(&mut de)
+                .and_then(|v| de.end().map(|()| v))
+        }
+    };
     let value = match (read, builder.stopped) {
         // The root took its last entry from the second thread; serde_json
         // refuses the `:` after the key it stopped at.
@@ -875,6 +884,20 @@ impl<'a, S> Builder<'a, S> {
         self.stop.take()?.take()
     }
 
+    /// When `key` is the root key the split was made at: the root, closed
+    /// with the second thread's value as its last entry (and kept as
+    /// `stopped`); its entries start at `start`.
+    fn stop_at(&mut self, key: &'a str, start: usize) -> Option<&'a Map<'a>> {
+        let side = self.side_value(key)?;
+        // The second thread's objects were finished after this thread's
+        // so far.
+        self.duplicates.extend(side.duplicates);
+        self.entries.push((key, side.value));
+        let root = self.close_map(start);
+        self.stopped = Some(root);
+        Some(root)
+    }
+
     /// Builds the object whose entries start at `start`, notes its repeated
     /// keys and closes it.
     fn close_map(&mut self, start: usize) -> &'a Map<'a> {
@@ -901,9 +924,16 @@ fn parse_part<'a>(
     arena: &'a Arena,
 ) -> Option<(Value<'a>, Vec<DuplicateKey<'a>>, u32)> {
     let mut builder = Builder::new(&arena.bump, Borrow, None);
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = ValueSeed(&mut builder).deserialize(&mut de).ok()?;
-    de.end().ok()?;
+    let value = match fast::read(text, &mut builder) {
+        Ok(value) => value,
+        Err(fast::GiveUp) => {
+            builder = Builder::new(&arena.bump, Borrow, None);
+            let mut de = serde_json::Deserializer::from_str(text);
+            let value = ValueSeed(&mut builder).deserialize(&mut de).ok()?;
+            de.end().ok()?;
+            value
+        }
+    };
     Some((value, builder.duplicates, builder.deepest))
 }
 
@@ -1121,13 +1151,7 @@ impl<'de, 'a, S: Strings<'de, 'a>> Visitor<'de> for ValueSeed<'_, 'a, S> {
         b.open();
         let start = b.entries.len();
         while let Some(key) = map.next_key_seed(KeySeed(&mut *b))? {
-            if let Some(side) = b.side_value(key) {
-                // The root's last entry, read by the second thread: its
-                // objects were finished after this thread's so far.
-                b.duplicates.extend(side.duplicates);
-                b.entries.push((key, side.value));
-                let root = b.close_map(start);
-                b.stopped = Some(root);
+            if let Some(root) = b.stop_at(key, start) {
                 return Ok(Value::Object(root));
             }
             let value = map.next_value_seed(ValueSeed(&mut *b))?;
