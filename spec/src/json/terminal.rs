@@ -163,35 +163,47 @@ pub fn push_str_contents(out: &mut Vec<u8>, text: &str) {
     // `bytes[done..at]` waits to be copied; `at` is where the scan is.
     let (mut done, mut at) = (0, 0);
     while at < bytes.len() {
-        let Some(chunk) = bytes.get(at..at + 16) else {
-            // The tail, a byte at a time.
-            match bytes.get(at) {
-                Some(&b) if attention(b) => {
-                    at = escape_at(out, text, done, at);
-                    done = at;
-                }
-                _ => at += 1,
-            }
-            continue;
-        };
-        let mask = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |mask, (i, &b)| mask | u32::from(attention(b)) << i);
-        if mask == 0 {
-            at += 16;
-            continue;
+        let rest = bytes.get(at..).unwrap_or_default();
+        let mut word = [b'a'; 8];
+        let n = rest.len().min(8);
+        if let (Some(to), Some(from)) = (word.get_mut(..n), rest.get(..n)) {
+            to.copy_from_slice(from);
         }
-        at += mask.trailing_zeros() as usize;
-        at = escape_at(out, text, done, at);
-        done = at;
+        match first_attention(u64::from_le_bytes(word)) {
+            None => at += n,
+            Some(offset) => {
+                at = escape_at(out, text, done, at + offset);
+                done = at;
+            }
+        }
     }
     out.extend_from_slice(bytes.get(done..).unwrap_or_default());
 }
 
-/// A byte that may need escaping: an ASCII control, `"`, `\\`, DEL, or
-/// any byte past ASCII (some characters past ASCII are terminal-unsafe).
+/// The offset of the first byte of `word` (little-endian) where
+/// [`attention`] holds, eight bytes at a time: each term's lowest set high
+/// bit marks its first matching byte (a borrow reaches only the bytes
+/// above a match), so the lowest of all is the first such byte.
 #[inline]
+fn first_attention(x: u64) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let quote = x ^ (ONES * u64::from(b'"'));
+    let backslash = x ^ (ONES * u64::from(b'\\'));
+    let del = x ^ (ONES * 0x7f);
+    let found = ((x.wrapping_sub(ONES * 0x20) & !x)
+        | (quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (del.wrapping_sub(ONES) & !del)
+        | x)
+        & HIGH;
+    (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+}
+
+/// A byte that may need escaping: an ASCII control, `"`, `\\`, DEL, or
+/// any byte past ASCII (some characters past ASCII are terminal-unsafe);
+/// [`first_attention`] finds the first in a word.
+#[cfg(test)]
 fn attention(b: u8) -> bool {
     (b < 0x20) | (b == b'"') | (b == b'\\') | (b >= 0x7f)
 }
@@ -328,8 +340,17 @@ mod tests {
 
     proptest! {
         #[test]
+        fn the_first_byte_that_needs_attention_is_found(
+            // Mostly plain ASCII, so that words without any occur too.
+            word in prop::array::uniform8(prop_oneof![6 => 0x20u8..0x7f, 1 => any::<u8>()])
+        ) {
+            let want = word.iter().position(|&b| attention(b));
+            prop_assert_eq!(first_attention(u64::from_le_bytes(word)), want);
+        }
+
+        #[test]
         fn contents_equal_serdes_for_any_text(text in any::<String>(), pad in 0..20usize) {
-            // Shifted past each position in a sixteen-byte chunk.
+            // Shifted past each position in an eight-byte word.
             let text = format!("{}{text}", "-".repeat(pad));
             let mut out = Vec::new();
             push_str_contents(&mut out, &text);
