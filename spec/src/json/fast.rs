@@ -11,7 +11,7 @@
 //! ([`GiveUp`]) and the caller reads the whole text again with
 //! serde_json, which then says what is wrong: a syntax error, a lone
 //! surrogate escape, nesting near the limit, a trailing comma. Numbers
-//! other than small non-negative integers are read by serde_json too, one
+//! other than integers of up to 18 digits are read by serde_json too, one
 //! token at a time, so that a float rounds exactly as it does there.
 
 use super::{Builder, Number, Strings, Value, number_from_serde};
@@ -109,15 +109,31 @@ impl<'de> Reader<'de> {
         }
         self.at = end;
         let token = self.bytes.get(start..end).ok_or(GiveUp)?;
-        // A non-negative integer without a leading zero, of at most 19
-        // digits (all of which fit in a u64), is what serde_json reads it
-        // as. Anything else is serde_json's to read.
-        let plain = token.len() <= 19
-            && token.iter().all(u8::is_ascii_digit)
-            && (token.len() == 1 || token.first() != Some(&b'0'));
+        // An integer without a leading zero is what serde_json reads it
+        // as: of at most 19 digits (all fit in a u64), or a minus and at
+        // most 18 (all fit in an i64; `-0` is a float there, so it is
+        // left to it). Anything else is serde_json's to read.
+        let (negative, digits) = match token.split_first() {
+            Some((b'-', digits)) => (true, digits),
+            _ => (false, token),
+        };
+        let plain = !digits.is_empty()
+            && digits.len() <= if negative { 18 } else { 19 }
+            && digits.iter().all(u8::is_ascii_digit)
+            && (digits.first() != Some(&b'0') || (digits.len() == 1 && !negative));
         if plain {
-            let n = token.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
-            return Ok(Value::Number(Number::PosInt(n)));
+            let n = digits
+                .iter()
+                .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+            return Ok(Value::Number(if negative {
+                // At most 18 digits: below 2^63.
+                Number::NegInt(0i64.saturating_sub_unsigned(n))
+            } else {
+                Number::PosInt(n)
+            }));
+        }
+        if let Some(f) = short_float(token) {
+            return Ok(Value::Number(Number::Float(f)));
         }
         let token = self.text.get(start..end).ok_or(GiveUp)?;
         let n: serde_json::Number = serde_json::from_str(token).map_err(|_| GiveUp)?;
@@ -300,6 +316,64 @@ impl<'de> Reader<'de> {
     }
 }
 
+/// A JSON number with a fraction or an exponent whose digits number at
+/// most 15 and whose value is those digits times a power of ten within
+/// ±22, as a float; `None` for any other token.
+///
+/// serde_json reads such a number as its digits (exactly a float, being
+/// below 2^53) times or divided by that power (exactly a float too): one
+/// correctly rounded operation, so its float is the correctly rounded one
+/// that `str::parse` gives. Other numbers are read by serde_json itself.
+fn short_float(token: &[u8]) -> Option<f64> {
+    let digits_from = |at: usize| {
+        token.get(at..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
+    };
+    let mut at = usize::from(token.first() == Some(&b'-'));
+    let whole = digits_from(at);
+    // No digit, or a leading zero before another digit: not JSON.
+    if whole == 0 || (whole > 1 && token.get(at) == Some(&b'0')) {
+        return None;
+    }
+    at += whole;
+    let mut fraction = 0;
+    if token.get(at) == Some(&b'.') {
+        fraction = digits_from(at + 1);
+        if fraction == 0 {
+            return None;
+        }
+        at += 1 + fraction;
+    }
+    let mut exponent: i64 = 0;
+    if let Some(b'e' | b'E') = token.get(at) {
+        at += 1;
+        let negative = token.get(at) == Some(&b'-');
+        if let Some(b'-' | b'+') = token.get(at) {
+            at += 1;
+        }
+        let digits = digits_from(at);
+        if digits == 0 || digits > 4 {
+            return None;
+        }
+        exponent = token
+            .get(at..at + digits)?
+            .iter()
+            .fold(0, |e, d| e * 10 + i64::from(d - b'0'));
+        if negative {
+            exponent = -exponent;
+        }
+        at += digits;
+    }
+    let power = exponent - i64::try_from(fraction).ok()?;
+    let short =
+        at == token.len() && at > whole && whole + fraction <= 15 && (-22..=22).contains(&power);
+    if !short {
+        return None;
+    }
+    std::str::from_utf8(token).ok()?.parse().ok()
+}
+
 /// The first byte at or after `at` that ends a run of plain string
 /// content: a quote, a backslash or a control character (or the text's
 /// length). Eight bytes are checked at a time.
@@ -428,6 +502,22 @@ mod tests {
         prop_oneof![
             Just("0".to_owned()),
             Just("-0".to_owned()),
+            Just("-1".to_owned()),
+            Just("0.5".to_owned()),
+            Just("-12.5E+2".to_owned()),
+            Just("1.25e-3".to_owned()),
+            Just("123456789012345.6".to_owned()),
+            Just("1e22".to_owned()),
+            Just("1e23".to_owned()),
+            Just("-0.0".to_owned()),
+            Just("0.1e-22".to_owned()),
+            Just("1e-0".to_owned()),
+            Just("1e+".to_owned()),
+            Just("00.5".to_owned()),
+            Just("-01".to_owned()),
+            Just("-999999999999999999".to_owned()),
+            Just("-9223372036854775808".to_owned()),
+            Just("-9223372036854775809".to_owned()),
             Just("01".to_owned()),
             Just("1.5e3".to_owned()),
             Just("1e400".to_owned()),
@@ -463,6 +553,33 @@ mod tests {
             let (fast, serde) = both(&text);
             prop_assert!(fast.is_some(), "gave up on {}", text);
             prop_assert_eq!(fast, serde);
+        }
+
+        #[test]
+        fn reads_short_numbers_as_serde_json_does(
+            minus in any::<bool>(),
+            digits in "[0-9]{1,17}",
+            point in any::<prop::sample::Index>(),
+            exponent in prop::option::of((prop_oneof![Just("e"), Just("E")], prop_oneof![Just(""), Just("+"), Just("-")], 0u32..40)),
+        ) {
+            let point = point.index(digits.len() + 1);
+            let (whole, fraction) = digits.split_at(point);
+            let mut token = String::new();
+            if minus {
+                token.push('-');
+            }
+            token.push_str(if whole.is_empty() { "0" } else { whole });
+            if !fraction.is_empty() {
+                token.push('.');
+                token.push_str(fraction);
+            }
+            if let Some((e, sign, n)) = exponent {
+                token.push_str(&format!("{e}{sign}{n}"));
+            }
+            agrees(&format!("[{token}]"))?;
+            let (fast, _) = both(&format!("[{token}]"));
+            // Only leading zeros and numbers out of range are left.
+            prop_assert!(fast.is_some() || token.trim_start_matches('-').starts_with("0") || token.contains('e') || token.contains('E'), "{}", token);
         }
 
         #[test]
