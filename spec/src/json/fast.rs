@@ -346,7 +346,10 @@ fn short_float(token: &[u8]) -> Option<f64> {
         at += 1 + fraction;
     }
     let mut exponent: i64 = 0;
+    // An integer (`-0` among them) is not this function's.
+    let mut float = fraction > 0;
     if let Some(b'e' | b'E') = token.get(at) {
+        float = true;
         at += 1;
         let negative = token.get(at) == Some(&b'-');
         if let Some(b'-' | b'+') = token.get(at) {
@@ -366,8 +369,7 @@ fn short_float(token: &[u8]) -> Option<f64> {
         at += digits;
     }
     let power = exponent - i64::try_from(fraction).ok()?;
-    let short =
-        at == token.len() && at > whole && whole + fraction <= 15 && (-22..=22).contains(&power);
+    let short = float && at == token.len() && whole + fraction <= 15 && (-22..=22).contains(&power);
     if !short {
         return None;
     }
