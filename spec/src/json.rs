@@ -884,6 +884,16 @@ impl<'a, S> Builder<'a, S> {
         self.stop.take()?.take()
     }
 
+    /// Builds the array whose elements start at `start` and closes it.
+    fn close_array(&mut self, start: usize) -> &'a [Value<'a>] {
+        let slice = self
+            .bump
+            .alloc_slice_copy(self.values.get(start..).unwrap_or_default());
+        self.values.truncate(start);
+        self.depth = self.depth.saturating_sub(1);
+        slice
+    }
+
     /// When `key` is the root key the split was made at: the root, closed
     /// with the second thread's value as its last entry (and kept as
     /// `stopped`); its entries start at `start`.
@@ -1138,12 +1148,7 @@ impl<'de, 'a, S: Strings<'de, 'a>> Visitor<'de> for ValueSeed<'_, 'a, S> {
         while let Some(v) = seq.next_element_seed(ValueSeed(&mut *b))? {
             b.values.push(v);
         }
-        let slice = b
-            .bump
-            .alloc_slice_copy(b.values.get(start..).unwrap_or_default());
-        b.values.truncate(start);
-        b.depth = b.depth.saturating_sub(1);
-        Ok(Value::Array(slice))
+        Ok(Value::Array(b.close_array(start)))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'a>, A::Error> {

@@ -271,12 +271,7 @@ impl<'de> Reader<'de> {
                 }
             }
         }
-        let slice = builder
-            .bump
-            .alloc_slice_copy(builder.values.get(start..).unwrap_or_default());
-        builder.values.truncate(start);
-        builder.depth = builder.depth.saturating_sub(1);
-        Ok(Value::Array(slice))
+        Ok(Value::Array(builder.close_array(start)))
     }
 
     fn object<'a, S: Strings<'de, 'a>>(
