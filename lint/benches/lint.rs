@@ -232,6 +232,47 @@ fn check(c: &mut Criterion) {
         })
     });
     group.finish();
+    superseded(c);
+}
+
+/// The lint of a stack whose 10,000 skills each name a raw action tool
+/// that one of 10,000 tool records refines: 10,000 `ai-skill-tool-superseded`
+/// findings, each naming its refinement (once a scan of every record per
+/// finding).
+fn superseded(c: &mut Criterion) {
+    const N: usize = 10_000;
+    let ai = r#"{"exposed": true, "description": "Does the thing for the record the user means."}"#;
+    let actions: Vec<String> = (0..N)
+        .map(|i| format!(r#"{{"name": "a{i}", "type": "script", "target": "t", "ai": {ai}}}"#))
+        .collect();
+    let tools: Vec<String> = (0..N)
+        .map(|i| format!(r#"{{"name": "r{i}", "binding": {{"type": "action", "name": "a{i}"}}}}"#))
+        .collect();
+    let skills: Vec<String> = (0..N)
+        .map(|i| format!(r#"{{"name": "s{i}", "tools": ["action_a{i}"]}}"#))
+        .collect();
+    let json = format!(
+        r#"{{"actions": [{}], "tools": [{}], "skills": [{}]}}"#,
+        actions.join(","),
+        tools.join(","),
+        skills.join(",")
+    );
+    let arena = objectstack_spec::json::Arena::new();
+    let Ok(root) = objectstack_spec::json::parse_document(json.as_bytes(), &arena) else {
+        return;
+    };
+    let mut group = c.benchmark_group("check");
+    group.bench_function("superseded_10k", |b| {
+        b.iter(|| {
+            lint(&Source {
+                file: "stack.json",
+                text: None,
+                root: black_box(root),
+            })
+            .len()
+        })
+    });
+    group.finish();
 }
 
 criterion_group! {

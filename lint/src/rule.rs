@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 /// A fast hasher for names from the document.
-type FastHash = foldhash::fast::RandomState;
+pub(crate) type FastHash = foldhash::fast::RandomState;
 
 use objectstack_spec::materialise::refine::{
     self, ActionAt, RecordSkip, Refinement, Reserved, Superseded,

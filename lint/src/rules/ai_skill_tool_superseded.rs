@@ -5,7 +5,12 @@ use objectstack_registry::ACTION_PREFIX;
 use objectstack_spec::json::Value;
 
 use crate::finding::Severity;
-use crate::rule::{Context, Pending, Report, declare_rule};
+use std::collections::HashSet;
+
+use rayon::prelude::*;
+
+use crate::rule::{Context, FastHash, Pending, Report, declare_rule};
+use crate::stack::Entry;
 
 declare_rule! {
     /// A skill names `action_<x>` while a tool record binds the action `x`:
@@ -46,75 +51,109 @@ declare_rule! {
     };
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
+fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
     if cx.superseded.is_empty() {
         return;
     }
-    for skill in &cx.stack.skills {
-        let Some(Value::Array(refs)) = skill.record.get("tools") else {
+    // The names of the records that refine their tool, once (not a scan
+    // of every record per hit).
+    let refined: HashSet<&str, FastHash> = cx
+        .refinements
+        .iter()
+        .filter_map(|r| match r {
+            Ok(Some(r)) => Some(r.name),
+            _ => None,
+        })
+        .collect();
+    // A large stack's million references are read in chunks of skills, in
+    // parallel, and the chunks' hits joined in document order.
+    let per_chunk: Vec<Vec<Pending<'a>>> = cx
+        .stack
+        .skills
+        .par_chunks(SKILLS_PER_TASK)
+        .map(|skills| {
+            let mut hits = Vec::new();
+            for skill in skills {
+                superseded_in(cx, &refined, skill, &mut hits);
+            }
+            hits
+        })
+        .collect();
+    out.reserve(per_chunk.iter().map(Vec::len).sum());
+    for hits in per_chunk {
+        out.extend(hits);
+    }
+}
+
+/// Skills a task reads.
+const SKILLS_PER_TASK: usize = 512;
+
+/// The hits of one skill's references.
+fn superseded_in<'a>(
+    cx: &Context<'_, 'a>,
+    refined: &HashSet<&str, FastHash>,
+    skill: &Entry<'a>,
+    out: &mut Vec<Pending<'a>>,
+) {
+    let Some(Value::Array(refs)) = skill.record.get("tools") else {
+        return;
+    };
+    for (j, value) in refs.iter().enumerate() {
+        let Some(action) = value
+            .as_str()
+            .and_then(|r| r.strip_prefix(ACTION_PREFIX))
+            .filter(|n| cx.superseded.contains(n))
+        else {
             continue;
         };
-        for (j, value) in refs.iter().enumerate() {
-            let Some(action) = value
-                .as_str()
-                .and_then(|r| r.strip_prefix(ACTION_PREFIX))
-                .filter(|n| cx.superseded.contains(n))
-            else {
-                continue;
-            };
-            // The records that do refine it, when any does; else every
-            // record that binds it (each still supersedes the raw tool).
-            let all = cx.superseded.refined_by(action);
-            let refining: Vec<&str> = all
-                .iter()
-                .copied()
-                .filter(|name| {
-                    cx.refinements
-                        .iter()
-                        .any(|r| matches!(r, Ok(Some(r)) if r.name == *name))
-                })
-                .collect();
-            let by: &[&str] = if refining.is_empty() { all } else { &refining };
-            let named = by
-                .iter()
-                .map(|b| format!("\"{b}\""))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let reference = format!("{ACTION_PREFIX}{action}");
-            let skill_name = skill.label();
-            let (path, raw) = skill.key("tools");
-            out.push(
-                Report {
-                    rule: &RULE,
-                    source: skill.source(),
-                    anchor: raw.index(j),
-                    where_: format!("skill \"{skill_name}\" \u{b7} tools"),
-                    path: path.index(j).to_string(),
-                    message: format!(
-                        "Skill \"{skill_name}\" uses tool \"{reference}\", but a tool record binds \
-                         the action \"{action}\", so its refinement is registered instead and \
-                         \"{reference}\" is not: the skill's agents never get it."
+        // The records that do refine it, when any does; else every
+        // record that binds it (each still supersedes the raw tool).
+        let all = cx.superseded.refined_by(action);
+        let refining: Vec<&str> = all
+            .iter()
+            .copied()
+            .filter(|name| refined.contains(name))
+            .collect();
+        let by: &[&str] = if refining.is_empty() { all } else { &refining };
+        let named = by
+            .iter()
+            .map(|b| format!("\"{b}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let reference = format!("{ACTION_PREFIX}{action}");
+        let skill_name = skill.label();
+        let (path, raw) = skill.key("tools");
+        out.push(
+            Report {
+                rule: &RULE,
+                source: skill.source(),
+                anchor: raw.index(j),
+                where_: format!("skill \"{skill_name}\" \u{b7} tools"),
+                path: path.index(j).to_string(),
+                message: format!(
+                    "Skill \"{skill_name}\" uses tool \"{reference}\", but a tool record binds \
+                     the action \"{action}\", so its refinement is registered instead and \
+                     \"{reference}\" is not: the skill's agents never get it."
+                )
+                .into(),
+                hint: if by.is_empty() {
+                    format!(
+                        "Name the record that binds \"{action}\" in this skill (give it a \
+                         `name` first), or remove the record to keep \"{reference}\"."
                     )
-                    .into(),
-                    hint: if by.is_empty() {
-                        format!(
-                            "Name the record that binds \"{action}\" in this skill (give it a \
-                             `name` first), or remove the record to keep \"{reference}\"."
-                        )
-                    } else {
-                        format!(
-                            "Use the refined {} {named} instead, or remove the record to keep \
-                             \"{reference}\".",
-                            if by.len() == 1 { "tool" } else { "tools" }
-                        )
-                    }
-                    .into(),
-                    reference: Some(reference),
-                    suggestion: by.first().map(|b| (*b).to_owned()),
+                } else {
+                    format!(
+                        "Use the refined {} {named} instead, or remove the record to keep \
+                         \"{reference}\".",
+                        if by.len() == 1 { "tool" } else { "tools" }
+                    )
                 }
-                .hit(),
-            );
-        }
+                .into(),
+                reference: Some(reference),
+                suggestion: by.first().map(|b| (*b).to_owned()),
+            }
+            .hit(),
+        );
     }
 }
 
@@ -124,6 +163,29 @@ mod tests {
     use serde_json::json;
 
     use super::RULE;
+
+    #[test]
+    fn hits_across_many_skills_come_in_document_order() {
+        // More skills than one task reads, each naming refined and raw
+        // tools: the chunks' hits are joined in order.
+        let skills: Vec<_> = (0..1300)
+            .map(|i| json!({"name": format!("s{i}"), "tools": ["action_close", "x", "action_open", "action_close"]}))
+            .collect();
+        let d = doc(json!({
+            "actions": [{"name": "close", "type": "script", "target": "t",
+                         "ai": {"exposed": true, "description": "Closes the thing, described for a model."}},
+                        {"name": "open", "type": "script", "target": "t",
+                         "ai": {"exposed": true, "description": "Opens the thing, described for a model."}}],
+            "tools": [{"name": "close_fixed", "binding": {"type": "action", "name": "close"}},
+                      {"name": "open_bound", "binding": {"type": "action", "name": "open"}}],
+            "skills": skills
+        }));
+        let paths: Vec<String> = check_rule(&RULE, d).into_iter().map(|f| f.path).collect();
+        let wanted: Vec<String> = (0..1300)
+            .flat_map(|i| [0, 2, 3].map(|j| format!("skills[{i}].tools[{j}]")))
+            .collect();
+        assert_eq!(paths, wanted);
+    }
 
     #[test]
     fn the_hint_names_every_refinement() {
