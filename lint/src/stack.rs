@@ -16,7 +16,7 @@ use objectstack_spec::collection::{Origin, Record, records};
 use objectstack_spec::json::Arena;
 use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One record of a collection, with its provenance.
 ///
@@ -57,6 +57,28 @@ enum Collection {
 }
 
 impl Collection {
+    /// The path of the collection at the top of a document (`skills`),
+    /// built once and shared: every entry's paths start from it, and a
+    /// large stack builds a path for each of tens of thousands of findings.
+    fn top(self) -> JsonPath {
+        static TOP: OnceLock<[JsonPath; 6]> = OnceLock::new();
+        let all = TOP.get_or_init(|| Collection::ALL.map(|c| JsonPath::root().key(c.key())));
+        // `ALL` lists the collections in declaration order.
+        all.get(self as usize)
+            .cloned()
+            .unwrap_or_else(|| JsonPath::root().key(self.key()))
+    }
+
+    /// Every collection, in declaration order.
+    const ALL: [Collection; 6] = [
+        Collection::Skills,
+        Collection::Tools,
+        Collection::Agents,
+        Collection::Flows,
+        Collection::Actions,
+        Collection::Objects,
+    ];
+
     fn key(self) -> &'static str {
         match self {
             Collection::Skills => "skills",
@@ -97,19 +119,23 @@ impl<'a> Entry<'a> {
     /// it, and a stack has many more records than findings.
     pub(crate) fn path(&self) -> JsonPath {
         let base = match &self.owner {
-            None => JsonPath::root(),
-            Some(o) => JsonPath::root().key("objects").index(o.origin.index()),
+            None => self.collection.top(),
+            Some(o) => Collection::Objects
+                .top()
+                .index(o.origin.index())
+                .key(self.collection.key()),
         };
-        base.key(self.collection.key()).index(self.record.index())
+        base.index(self.record.index())
     }
 
     /// The raw path (`skills[3]`, `skills.case_triage`), built on demand.
     pub(crate) fn raw(&self) -> JsonPath {
         let base = match &self.owner {
-            None => JsonPath::root(),
-            Some(o) => raw_child(&JsonPath::root().key("objects"), o.origin.raw_segment()),
+            None => self.collection.top(),
+            Some(o) => raw_child(&Collection::Objects.top(), o.origin.raw_segment())
+                .key(self.collection.key()),
         };
-        raw_child(&base.key(self.collection.key()), self.record.raw_segment())
+        raw_child(&base, self.record.raw_segment())
     }
 
     /// Lenient and raw paths of a key under this record.
@@ -331,6 +357,14 @@ mod tests {
         assert_eq!(names, ["x", "z", "y"]);
         assert_eq!(s.actions[1].entry.source(), 1);
         assert_eq!(s.actions[1].entry.path().to_string(), "actions[0]");
+    }
+
+    #[test]
+    fn each_collection_has_its_shared_top_path() {
+        for c in Collection::ALL {
+            assert_eq!(c.top().to_string(), c.key());
+            assert_eq!(c.top(), JsonPath::root().key(c.key()));
+        }
     }
 
     #[test]
