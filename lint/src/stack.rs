@@ -303,8 +303,8 @@ impl<'a> Stack<'a> {
 
 /// The value at a raw path of a document.
 pub(crate) fn lookup<'a>(root: &'a Map<'a>, raw: &JsonPath) -> Option<&'a Value<'a>> {
-    let segments = raw.segments();
-    let mut segments = segments.iter();
+    let segments = raw.segment_refs();
+    let mut segments = segments.into_iter();
     let mut value = match segments.next()? {
         Segment::Key(k) => root.get(k)?,
         Segment::Index(_) => return None,

@@ -64,6 +64,14 @@ impl JsonPath {
         out
     }
 
+    /// The segments, from the root, borrowed: [`JsonPath::segments`]
+    /// without a copy of each key.
+    pub fn segment_refs(&self) -> Vec<&Segment> {
+        let mut out: Vec<&Segment> = self.walk().collect();
+        out.reverse();
+        out
+    }
+
     /// The last segment, `None` at the root.
     pub fn last(&self) -> Option<&Segment> {
         self.last.as_deref().map(|n| &n.segment)
@@ -110,7 +118,8 @@ impl Eq for JsonPath {}
 
 impl std::hash::Hash for JsonPath {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.segments().hash(state);
+        // As the segments would hash: a length, then each segment.
+        self.segment_refs().hash(state);
     }
 }
 
@@ -122,7 +131,7 @@ impl PartialOrd for JsonPath {
 
 impl Ord for JsonPath {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.segments().cmp(&other.segments())
+        self.segment_refs().cmp(&other.segment_refs())
     }
 }
 
@@ -145,7 +154,7 @@ fn is_identifier(key: &str) -> bool {
 
 impl fmt::Display for JsonPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.segments().iter().enumerate() {
+        for (i, segment) in self.segment_refs().into_iter().enumerate() {
             match segment {
                 Segment::Index(n) => write!(f, "[{n}]")?,
                 Segment::Key(k) if is_identifier(k) => {
@@ -209,5 +218,50 @@ mod tests {
         let p = JsonPath::root().key("fields").key("due date");
         assert_eq!(p.to_string(), "fields[\"due date\"]");
         assert_eq!(JsonPath::root().to_string(), "");
+    }
+
+    mod borrowed {
+        use super::super::*;
+        use proptest::prelude::*;
+        use std::hash::BuildHasher;
+
+        fn segment() -> impl Strategy<Value = Segment> {
+            prop_oneof![
+                (0..5usize).prop_map(Segment::Index),
+                "[a-z_$ .\"]{0,4}".prop_map(Segment::Key),
+            ]
+        }
+
+        proptest! {
+            /// Printing, ordering and hashing read the segments borrowed,
+            /// and agree with the segments copied out.
+            #[test]
+            fn agree_with_the_copied_segments(
+                a in prop::collection::vec(segment(), 0..6),
+                b in prop::collection::vec(segment(), 0..6),
+            ) {
+                let (pa, pb) = (JsonPath::from(a.clone()), JsonPath::from(b.clone()));
+                prop_assert_eq!(pa.segments(), a.clone());
+                prop_assert_eq!(pa.cmp(&pb), a.cmp(&b));
+                let hasher = std::collections::hash_map::RandomState::new();
+                prop_assert_eq!(hasher.hash_one(&pa), hasher.hash_one(&a));
+                let mut printed = String::new();
+                for (i, s) in a.iter().enumerate() {
+                    match s {
+                        Segment::Index(n) => printed.push_str(&format!("[{n}]")),
+                        Segment::Key(k) if is_identifier(k) => {
+                            if i > 0 {
+                                printed.push('.');
+                            }
+                            printed.push_str(k);
+                        }
+                        Segment::Key(k) => {
+                            printed.push_str(&format!("[{}]", serde_json::to_string(k).unwrap()));
+                        }
+                    }
+                }
+                prop_assert_eq!(pa.to_string(), printed);
+            }
+        }
     }
 }
