@@ -155,3 +155,39 @@ fn a_version_1_baseline_is_read_by_position_with_a_note() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_baseline_and_a_config_can_come_from_standard_input() {
+    let stack = common::root().join("examples/broken-stack.json");
+    let stack = stack.to_str().unwrap();
+    let all = common::run("lint", &["--format", "json", stack]);
+    let all: serde_json::Value = serde_json::from_str(&stdout(&all)).unwrap();
+    let total = all["findings"].as_array().unwrap().len();
+    assert!(total > 0);
+
+    let base = scratch("stdin-baseline", "dir").join("base.json");
+    let wrote = common::run("lint", &["--write-baseline", base.to_str().unwrap(), stack]);
+    assert_eq!(code(&wrote), Some(0), "{}", stderr(&wrote));
+    let out = common::run_with_stdin(
+        &["lint", "--baseline", "-", "--format", "json", stack],
+        &fs::read(&base).unwrap(),
+    );
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let left: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(left["findings"].as_array().unwrap().len(), 0);
+    assert!(stderr(&out).contains("accepted by the baseline -"));
+
+    let config = b"[rules]\n\"ai-skill-tool-unresolved\" = \"allow\"\n";
+    let out = common::run_with_stdin(
+        &["lint", "--config", "-", "--format", "json", stack],
+        config,
+    );
+    let configured: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let findings = configured["findings"].as_array().unwrap();
+    assert!(findings.len() < total, "{}", stderr(&out));
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["rule"] != "ai-skill-tool-unresolved")
+    );
+}

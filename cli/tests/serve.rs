@@ -817,6 +817,15 @@ async fn on_2026_07_28_elicitation_is_an_input_required_round_trip() {
 }
 
 #[test]
+fn standard_input_is_refused_as_a_stack_and_the_fix_is_shown() {
+    let (code, stderr) = refused(&["--stack", fixture().to_str().unwrap(), "-"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--stack -"), "{stderr}");
+    assert!(stderr.contains("write the stack to a file"), "{stderr}");
+    assert!(!stderr.contains("No such file"), "{stderr}");
+}
+
+#[test]
 fn a_bad_approval_ttl_is_refused_with_the_accepted_forms() {
     for bad in ["24", "1.5h", "soon"] {
         let (code, stderr) = refused(&[

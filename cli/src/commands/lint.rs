@@ -51,10 +51,12 @@ pub(crate) struct Args {
     /// makes every warning an error).
     #[arg(long, value_name = "RULE")]
     deny: Vec<String>,
-    /// Read rule levels from FILE instead of the nearest objectstack-lint.toml.
+    /// Read rule levels from FILE (`-` is standard input) instead of the
+    /// nearest objectstack-lint.toml.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Report only findings not recorded in this baseline file.
+    /// Report only findings not recorded in this baseline file (`-` is
+    /// standard input).
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// Record today's findings in FILE and exit 0.

@@ -23,7 +23,9 @@ use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 /// Arguments of `objectstack-ai serve`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The stack files, composed in order (typically `dist/objectstack.json`).
+    /// The stack files, composed in order (typically `dist/objectstack.json`);
+    /// not `-`: the gateway reloads its files when they change, and over
+    /// stdio standard input carries MCP messages.
     #[arg(long = "stack", value_name = "FILE", required = true, num_args = 1..)]
     stacks: Vec<PathBuf>,
     /// The ObjectStack server script, flow and field-write actions run on.
@@ -120,6 +122,14 @@ enum ConfirmArg {
 
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
+    if args.stacks.iter().any(|p| crate::input::is_stdin(p)) {
+        eprintln!(
+            "error: --stack -: serve reads its stack from files, which it reloads when they \
+             change, and over stdio standard input carries MCP messages; write the stack to a \
+             file and pass its path"
+        );
+        return Ok(EXIT_UNUSABLE);
+    }
     init_logging();
     let mut config = Config::new(args.stacks);
     config.server = args.server;
