@@ -1,14 +1,13 @@
 //! `ai-skill-tool-superseded`: a skill names a raw action tool that a
 //! refinement replaces.
 
-use objectstack_registry::ACTION_PREFIX;
-use objectstack_spec::json::Value;
-
-use crate::finding::Severity;
 use std::collections::HashSet;
 
+use objectstack_registry::ACTION_PREFIX;
+use objectstack_spec::json::Value;
 use rayon::prelude::*;
 
+use crate::finding::Severity;
 use crate::rule::{Context, FastHash, Pending, Report, declare_rule};
 use crate::stack::Entry;
 
