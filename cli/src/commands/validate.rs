@@ -125,33 +125,7 @@ struct Located {
 
 /// Runs the command; returns the exit code.
 pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
-    let mut files: Vec<File> = args
-        .files
-        .iter()
-        .map(|path| File {
-            display: path.display().to_string(),
-            loaded: load(path, args.compose),
-        })
-        .collect();
-
-    let mut found = Vec::new();
-    for (i, file) in files.iter_mut().enumerate() {
-        if let Ok(loaded) = &mut file.loaded {
-            for diagnostic in std::mem::take(&mut loaded.diagnostics) {
-                let related_files = vec![i; diagnostic.related.len()];
-                found.push(Found {
-                    file: i,
-                    diagnostic,
-                    related_files,
-                });
-            }
-        }
-    }
-    if args.compose {
-        found.extend(composed(&files));
-    }
-    let mut located = locate(&files, found);
-    located.sort_by_key(|l| (l.found.file, l.span.line, l.span.column));
+    let (files, located) = gather(&args.files, args.compose);
 
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -177,6 +151,38 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     std::mem::forget(files);
     std::mem::forget(located);
     Ok(code)
+}
+
+/// Loads and validates `paths` (and their composition, with `compose`),
+/// and locates the diagnostics, in the order they are reported.
+fn gather(paths: &[PathBuf], compose: bool) -> (Vec<File>, Vec<Located>) {
+    let mut files: Vec<File> = paths
+        .iter()
+        .map(|path| File {
+            display: path.display().to_string(),
+            loaded: load(path, compose),
+        })
+        .collect();
+
+    let mut found = Vec::new();
+    for (i, file) in files.iter_mut().enumerate() {
+        if let Ok(loaded) = &mut file.loaded {
+            for diagnostic in std::mem::take(&mut loaded.diagnostics) {
+                let related_files = vec![i; diagnostic.related.len()];
+                found.push(Found {
+                    file: i,
+                    diagnostic,
+                    related_files,
+                });
+            }
+        }
+    }
+    if compose {
+        found.extend(composed(&files));
+    }
+    let mut located = locate(&files, found);
+    located.sort_by_key(|l| (l.found.file, l.span.line, l.span.column));
+    (files, located)
 }
 
 /// Reads and parses one file; any failure is unusable input.
@@ -617,6 +623,9 @@ fn write_one(out: &mut impl Write, files: &[File], l: &Located) -> io::Result<()
     writeln!(out)
 }
 
+/// The JSON report, written as `terminal::to_writer_pretty` writes the
+/// whole report as one value, but a diagnostic at a time: a stack with a
+/// hundred thousand problems is not held a second time as a JSON tree.
 fn write_json(
     out: &mut impl Write,
     files: &[File],
@@ -624,8 +633,32 @@ fn write_json(
     compose: bool,
 ) -> io::Result<()> {
     let file_name = |i: usize| files.get(i).map_or("", |f| f.display.as_str());
+    let (file_reports, summary) = file_reports(files, located);
+    write!(
+        out,
+        "{{\n  \"version\": 1,\n  \"compose\": {compose},\n  \"files\": "
+    )?;
+    write_nested(&mut *out, &Value::Array(file_reports), 1)?;
+    out.write_all(b",\n  \"diagnostics\": ")?;
+    if located.is_empty() {
+        out.write_all(b"[]")?;
+    } else {
+        out.write_all(b"[")?;
+        for (k, l) in located.iter().enumerate() {
+            out.write_all(if k == 0 { b"\n    " } else { b",\n    " })?;
+            write_nested(&mut *out, &diagnostic_json(l, &file_name), 2)?;
+        }
+        out.write_all(b"\n  ]")?;
+    }
+    out.write_all(b",\n  \"summary\": ")?;
+    write_nested(&mut *out, &summary, 1)?;
+    out.write_all(b"\n}\n")
+}
+
+/// Each file's entry of the JSON report, and the report's summary.
+fn file_reports(files: &[File], located: &[Located]) -> (Vec<Value>, Value) {
     let mut total = (0, 0);
-    let file_reports: Vec<Value> = files
+    let reports = files
         .iter()
         .enumerate()
         .map(|(i, file)| match &file.loaded {
@@ -652,60 +685,119 @@ fn write_json(
             }
         })
         .collect();
-    let diagnostics: Vec<Value> = located
+    let summary = json!({
+        "files": files.len(),
+        "errors": total.0,
+        "warnings": total.1,
+        "unusable": files.iter().filter(|f| f.loaded.is_err()).count(),
+    });
+    (reports, summary)
+}
+
+/// Writes `value` `depth` levels deep in the report (see
+/// [`terminal::to_writer_pretty_nested`]).
+///
+/// [`terminal::to_writer_pretty_nested`]: objectstack_spec::json::terminal::to_writer_pretty_nested
+fn write_nested(out: &mut impl Write, value: &Value, depth: usize) -> io::Result<()> {
+    objectstack_spec::json::terminal::to_writer_pretty_nested(out, value, depth)
+        .map_err(io::Error::other)
+}
+
+/// One diagnostic of the JSON report.
+fn diagnostic_json<'f>(l: &Located, file_name: &impl Fn(usize) -> &'f str) -> Value {
+    let d = &l.found.diagnostic;
+    let related: Vec<Value> = d
+        .related
         .iter()
-        .map(|l| {
-            let d = &l.found.diagnostic;
-            let related: Vec<Value> = d
-                .related
-                .iter()
-                .zip(&l.related)
-                .zip(&l.found.related_files)
-                .map(|((r, span), &rf)| {
-                    json!({
-                        "file": file_name(rf),
-                        "path": r.path.to_string(),
-                        "line": span.line,
-                        "column": span.column,
-                        "message": r.message,
-                    })
-                })
-                .collect();
+        .zip(&l.related)
+        .zip(&l.found.related_files)
+        .map(|((r, span), &rf)| {
             json!({
-                "id": d.id.as_str(),
-                "severity": d.severity.as_str(),
-                "file": file_name(l.found.file),
-                "path": d.path.to_string(),
-                "line": l.span.line,
-                "column": l.span.column,
-                "start": l.span.start,
-                "end": l.span.end,
-                "message": d.message,
-                "fix": d.fix,
-                "related": related,
+                "file": file_name(rf),
+                "path": r.path.to_string(),
+                "line": span.line,
+                "column": span.column,
+                "message": r.message,
             })
         })
         .collect();
-    let report = json!({
-        "version": 1,
-        "compose": compose,
-        "files": file_reports,
-        "diagnostics": diagnostics,
-        "summary": {
-            "files": files.len(),
-            "errors": total.0,
-            "warnings": total.1,
-            "unusable": files.iter().filter(|f| f.loaded.is_err()).count(),
-        }
-    });
-    objectstack_spec::json::terminal::to_writer_pretty(&mut *out, &report)
-        .map_err(io::Error::other)?;
-    writeln!(out)
+    json!({
+        "id": d.id.as_str(),
+        "severity": d.severity.as_str(),
+        "file": file_name(l.found.file),
+        "path": d.path.to_string(),
+        "line": l.span.line,
+        "column": l.span.column,
+        "start": l.span.start,
+        "end": l.span.end,
+        "message": d.message,
+        "fix": d.fix,
+        "related": related,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report as one JSON value, written whole: what [`write_json`]
+    /// must write a diagnostic at a time.
+    fn whole_report(files: &[File], located: &[Located], compose: bool) -> Vec<u8> {
+        let file_name = |i: usize| files.get(i).map_or("", |f| f.display.as_str());
+        let (reports, summary) = file_reports(files, located);
+        let diagnostics: Vec<Value> = located
+            .iter()
+            .map(|l| diagnostic_json(l, &file_name))
+            .collect();
+        let report = json!({
+            "version": 1,
+            "compose": compose,
+            "files": reports,
+            "diagnostics": diagnostics,
+            "summary": summary,
+        });
+        let mut out = Vec::new();
+        objectstack_spec::json::terminal::to_writer_pretty(&mut out, &report).unwrap();
+        out.push(b'\n');
+        out
+    }
+
+    #[test]
+    fn the_streamed_report_is_the_whole_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let broken = root.join("examples/broken-stack.json");
+        let todo = root.join("examples/todo-app.json");
+        let twice = write(
+            "twice.json",
+            r#"{"skills": [{"name": "s", "label": "S", "tools": []}, {"name": "s", "label": "T\u0007", "tools": []}]}"#,
+        );
+        let clean = write("clean.json", r#"{"name": "ok"}"#);
+        let bad = write("bad.json", "{ \"a\": ");
+        let cases: Vec<(Vec<PathBuf>, bool)> = vec![
+            (vec![clean.clone()], false),
+            (vec![broken.clone()], false),
+            (vec![twice.clone(), broken.clone(), bad.clone()], false),
+            (vec![twice.clone(), twice.clone(), todo.clone()], true),
+            (vec![bad.clone()], true),
+            (vec![], false),
+        ];
+        for (paths, compose) in cases {
+            let (files, located) = gather(&paths, compose);
+            let mut streamed = Vec::new();
+            write_json(&mut streamed, &files, &located, compose).unwrap();
+            assert_eq!(
+                String::from_utf8(streamed).unwrap(),
+                String::from_utf8(whole_report(&files, &located, compose)).unwrap(),
+                "{paths:?} compose {compose}"
+            );
+        }
+    }
 
     fn span_of(text: &str, needle: &str) -> Span {
         let start = text.find(needle).unwrap();

@@ -123,6 +123,33 @@ pub fn to_writer_pretty<W: io::Write, T: ?Sized + Serialize>(
     write_with(writer, value, PrettyFormatter::new())
 }
 
+/// [`to_writer_pretty`] for a value that sits `depth` levels deep in a
+/// larger document written by hand: its first line is written where the
+/// output stands, and each later line indented two spaces a level, as
+/// [`to_writer_pretty`] would indent the value inside the whole. It lets a
+/// caller write a long array one element at a time and still match the
+/// whole document's text. (A JSON string holds no raw line break, so each
+/// line break is the formatter's own.)
+pub fn to_writer_pretty_nested<W: io::Write, T: ?Sized + Serialize>(
+    mut writer: W,
+    value: &T,
+    depth: usize,
+) -> serde_json::Result<()> {
+    let mut text = Vec::new();
+    to_writer_pretty(&mut text, value)?;
+    let pad = "  ".repeat(depth);
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            writer.write_all(b"\n").map_err(serde_json::Error::io)?;
+            writer
+                .write_all(pad.as_bytes())
+                .map_err(serde_json::Error::io)?;
+        }
+        writer.write_all(line).map_err(serde_json::Error::io)?;
+    }
+    Ok(())
+}
+
 /// [`serde_json::to_string`], terminal-safe.
 pub fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String> {
     string_with(value, CompactFormatter)
@@ -355,6 +382,41 @@ mod tests {
             let mut out = Vec::new();
             push_str_contents(&mut out, &text);
             prop_assert_eq!(out, by_serde(&text));
+        }
+    }
+
+    #[test]
+    fn a_nested_value_is_written_as_inside_the_whole() {
+        let values = [
+            serde_json::json!({"a": [1, {"b": []}, {}], "c": "line\nbreak \u{7} é", "d": null}),
+            serde_json::json!([]),
+            serde_json::json!("plain"),
+            serde_json::json!([[["deep"]], {"k": {"k": [true]}}]),
+        ];
+        for value in values {
+            for depth in 0..4 {
+                let mut whole = serde_json::json!(value.clone());
+                for _ in 0..depth {
+                    whole = serde_json::json!([whole]);
+                }
+                let mut nested = Vec::new();
+                for level in 0..depth {
+                    nested.extend_from_slice(b"[\n");
+                    nested.extend(std::iter::repeat_n(b' ', 2 * (level + 1)));
+                }
+                super::to_writer_pretty_nested(&mut nested, &value, depth).unwrap();
+                for level in (0..depth).rev() {
+                    nested.push(b'\n');
+                    nested.extend(std::iter::repeat_n(b' ', 2 * level));
+                    nested.push(b']');
+                }
+                let mut expected = Vec::new();
+                super::to_writer_pretty(&mut expected, &whole).unwrap();
+                assert_eq!(
+                    String::from_utf8(nested).unwrap(),
+                    String::from_utf8(expected).unwrap()
+                );
+            }
         }
     }
 }
