@@ -329,6 +329,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let written = match args.format.0 {
         // Streamed: many findings make tens of megabytes of JSON.
         Format::Json => render::write_json(&findings, files_linted, &mut out),
+        Format::Sarif => render::write_sarif(&findings, &mut out),
         Format::Human => out.write_all(
             render::human(&findings, &texts, files_linted, &HumanOptions { color }).as_bytes(),
         ),

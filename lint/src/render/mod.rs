@@ -16,7 +16,7 @@ mod sarif;
 pub use github::github;
 pub use human::{HumanOptions, human};
 pub use json::{json, write_json};
-pub use sarif::sarif;
+pub use sarif::{sarif, write_sarif};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

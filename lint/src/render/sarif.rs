@@ -1,6 +1,8 @@
 //! The `sarif` format: SARIF 2.1.0 for GitHub code scanning and other
 //! static-analysis dashboards.
 
+use std::io::{self, Write};
+
 use serde_json::{Value, json};
 
 use crate::finding::{Finding, Severity};
@@ -14,6 +16,56 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// region in Unicode code points, the lenient JSON path as a logical
 /// location, and a stable fingerprint of rule, file, path and name.
 pub fn sarif(findings: &[Finding]) -> String {
+    let mut out = Vec::new();
+    // Writing to memory fails only if a value cannot be serialised, which
+    // JSON values can.
+    if write_sarif(findings, &mut out).is_err() {
+        return String::new();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`sarif`], written to `out` a result at a time: a stack with tens of
+/// thousands of findings is not held as a JSON tree, nor as one string.
+pub fn write_sarif(findings: &[Finding], out: &mut impl Write) -> io::Result<()> {
+    let (rules, ids) = rules(findings);
+    let tool = json!({"driver": {
+        "name": "objectstack-ai",
+        "semanticVersion": env!("CARGO_PKG_VERSION"),
+        "informationUri": env!("CARGO_PKG_REPOSITORY"),
+        "rules": rules,
+    }});
+    out.write_all(b"{\n  \"$schema\": ")?;
+    nested(out, &json!(SCHEMA), 1)?;
+    out.write_all(b",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")?;
+    nested(out, &tool, 3)?;
+    out.write_all(b",\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": ")?;
+    if findings.is_empty() {
+        out.write_all(b"[]")?;
+    } else {
+        out.write_all(b"[")?;
+        for (k, f) in findings.iter().enumerate() {
+            out.write_all(if k == 0 {
+                b"\n        "
+            } else {
+                b",\n        "
+            })?;
+            nested(out, &result(f, &ids), 4)?;
+        }
+        out.write_all(b"\n      ]")?;
+    }
+    out.write_all(b"\n    }\n  ]\n}\n")
+}
+
+/// Writes `value` `depth` levels deep in the log.
+fn nested(out: &mut impl Write, value: &Value, depth: usize) -> io::Result<()> {
+    objectstack_spec::json::terminal::to_writer_pretty_nested(out, value, depth)
+        .map_err(io::Error::other)
+}
+
+/// The rule descriptors (every lint rule, then each other id the findings
+/// carry, in order of appearance) and their ids, in the same order.
+fn rules(findings: &[Finding]) -> (Vec<Value>, Vec<String>) {
     let mut rules: Vec<Value> = RULES
         .iter()
         .map(|r| rule_descriptor(r.id(), &r.summary(), &r.doc(), r.default_severity()))
@@ -31,59 +83,43 @@ pub fn sarif(findings: &[Finding]) -> String {
             ids.push(f.rule.clone());
         }
     }
-    let results: Vec<Value> = findings
-        .iter()
-        .map(|f| {
-            let rule_index = ids.iter().position(|id| *id == f.rule).unwrap_or(0);
-            let mut result = json!({
-                "ruleId": f.rule,
-                "ruleIndex": rule_index,
-                "level": level(f.severity),
-                "message": {"text": format!("{}\n\nHint: {}", f.message, f.hint)},
-                "partialFingerprints": {"objectstackFinding/v1": fingerprint(f)},
-                "properties": {
-                    "where": f.where_,
-                    "path": f.path,
-                    "hint": f.hint,
-                    "ref": f.reference,
-                    "suggestion": f.suggestion,
-                },
-            });
-            let mut location = json!({
-                "logicalLocations": [{"fullyQualifiedName": f.path, "kind": "member"}],
-            });
-            if let Some(l) = &f.location {
-                location["physicalLocation"] = json!({
-                    "artifactLocation": artifact(&l.file),
-                    "region": {
-                        "startLine": l.line,
-                        "startColumn": l.column,
-                        "byteOffset": l.byte_start,
-                        "byteLength": l.byte_end.saturating_sub(l.byte_start),
-                    },
-                });
-            }
-            result["locations"] = json!([location]);
-            result
-        })
-        .collect();
-    let log = json!({
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "objectstack-ai",
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+    (rules, ids)
+}
+
+/// One finding as a SARIF result; `ids` are the rules' ids in descriptor
+/// order.
+fn result(f: &Finding, ids: &[String]) -> Value {
+    let rule_index = ids.iter().position(|id| *id == f.rule).unwrap_or(0);
+    let mut result = json!({
+        "ruleId": f.rule,
+        "ruleIndex": rule_index,
+        "level": level(f.severity),
+        "message": {"text": format!("{}\n\nHint: {}", f.message, f.hint)},
+        "partialFingerprints": {"objectstackFinding/v1": fingerprint(f)},
+        "properties": {
+            "where": f.where_,
+            "path": f.path,
+            "hint": f.hint,
+            "ref": f.reference,
+            "suggestion": f.suggestion,
+        },
     });
-    let mut s = objectstack_spec::json::terminal::to_string_pretty(&log).unwrap_or_default();
-    s.push('\n');
-    s
+    let mut location = json!({
+        "logicalLocations": [{"fullyQualifiedName": f.path, "kind": "member"}],
+    });
+    if let Some(l) = &f.location {
+        location["physicalLocation"] = json!({
+            "artifactLocation": artifact(&l.file),
+            "region": {
+                "startLine": l.line,
+                "startColumn": l.column,
+                "byteOffset": l.byte_start,
+                "byteLength": l.byte_end.saturating_sub(l.byte_start),
+            },
+        });
+    }
+    result["locations"] = json!([location]);
+    result
 }
 
 fn level(severity: Severity) -> &'static str {
@@ -168,6 +204,50 @@ fn fingerprint(f: &Finding) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The log as one JSON value, written whole: what [`write_sarif`] must
+    /// write a result at a time.
+    fn whole_log(findings: &[Finding]) -> String {
+        let (rules, ids) = rules(findings);
+        let results: Vec<Value> = findings.iter().map(|f| result(f, &ids)).collect();
+        let log = json!({
+            "$schema": SCHEMA,
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "objectstack-ai",
+                    "semanticVersion": env!("CARGO_PKG_VERSION"),
+                    "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                    "rules": rules,
+                }},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }],
+        });
+        let mut s = objectstack_spec::json::terminal::to_string_pretty(&log).unwrap();
+        s.push('\n');
+        s
+    }
+
+    #[test]
+    fn the_streamed_log_is_the_whole_one() {
+        let doc = crate::testing::doc(serde_json::json!({
+            "actions": [{"name": "go", "type": "script", "target": "t",
+                         "ai": {"exposed": "yes", "description": "Goes \u{7} somewhere the user names."}}],
+            "skills": [{"name": "s", "tools": ["ghost", "action_go", "act_go"]},
+                       {"name": "s", "tools": ["x*"]}],
+            "tools": [{"name": "query_records"}]
+        }));
+        let located = crate::lint(&crate::Source {
+            file: "stack.json",
+            text: None,
+            root: doc,
+        });
+        assert!(located.len() > 3, "{located:?}");
+        for findings in [&located[..], &located[..1], &[]] {
+            assert_eq!(sarif(findings), whole_log(findings));
+        }
+    }
 
     #[test]
     fn uris_are_relative_and_encoded() {
