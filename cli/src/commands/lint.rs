@@ -327,13 +327,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = match args.format.0 {
-        // Streamed: many findings make tens of megabytes of JSON.
+        // Streamed: many findings make tens of megabytes of report.
         Format::Json => render::write_json(&findings, files_linted, &mut out),
         Format::Sarif => render::write_sarif(&findings, &mut out),
+        Format::Github => render::write_github(&findings, files_linted, &mut out),
         Format::Human => out.write_all(
             render::human(&findings, &texts, files_linted, &HumanOptions { color }).as_bytes(),
         ),
-        other => out.write_all(render::render(other, &findings, &texts, files_linted).as_bytes()),
     }
     .and_then(|()| out.flush());
     match written {

@@ -1,13 +1,25 @@
 //! The `github` format: GitHub Actions workflow commands that annotate the
 //! pull request diff.
 
+use std::io::{self, Write};
+
 use crate::finding::{Finding, Summary};
 use crate::render::summary_line;
 
 /// One `::warning ...::message` or `::error ...::message` line per finding,
 /// then a `::notice::` summary.
 pub fn github(findings: &[Finding], files: usize) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    // Writing to memory does not fail.
+    if write_github(findings, files, &mut out).is_err() {
+        return String::new();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`github`], written to `out` a line at a time: a stack with tens of
+/// thousands of findings is not held as one string.
+pub fn write_github(findings: &[Finding], files: usize, out: &mut impl Write) -> io::Result<()> {
     for f in findings {
         let mut props = Vec::new();
         if let Some(l) = &f.location {
@@ -20,18 +32,13 @@ pub fn github(findings: &[Finding], files: usize) -> String {
             property(&format!("{} ({})", f.rule, f.path))
         ));
         let text = format!("{}\n\nHint: {}", f.message, f.hint);
-        out.push_str(&format!(
-            "::{} {}::{}\n",
-            f.severity,
-            props.join(","),
-            data(&text)
-        ));
+        writeln!(out, "::{} {}::{}", f.severity, props.join(","), data(&text))?;
     }
-    out.push_str(&format!(
-        "::notice title=objectstack-ai lint::{}\n",
+    writeln!(
+        out,
+        "::notice title=objectstack-ai lint::{}",
         data(&summary_line(&Summary::of(findings, files)))
-    ));
-    out
+    )
 }
 
 /// Escapes a workflow command's message. The log shows it to a person, so

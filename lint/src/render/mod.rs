@@ -13,7 +13,7 @@ mod human;
 mod json;
 mod sarif;
 
-pub use github::github;
+pub use github::{github, write_github};
 pub use human::{HumanOptions, human};
 pub use json::{json, write_json};
 pub use sarif::{sarif, write_sarif};
