@@ -59,9 +59,7 @@ impl JsonPath {
 
     /// The segments, from the root.
     pub fn segments(&self) -> Vec<Segment> {
-        let mut out: Vec<Segment> = self.walk().cloned().collect();
-        out.reverse();
-        out
+        self.segment_refs().into_iter().cloned().collect()
     }
 
     /// The segments, from the root, borrowed: [`JsonPath::segments`]

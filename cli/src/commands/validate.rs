@@ -52,6 +52,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use objectstack_spec::compose::{Source, compose};
+use objectstack_spec::json::terminal;
 use objectstack_spec::parse::{ParseError, decode_utf8, parse_value};
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::{SourceIndex, Span};
@@ -640,16 +641,8 @@ fn write_json(
     )?;
     write_nested(&mut *out, &Value::Array(file_reports), 1)?;
     out.write_all(b",\n  \"diagnostics\": ")?;
-    if located.is_empty() {
-        out.write_all(b"[]")?;
-    } else {
-        out.write_all(b"[")?;
-        for (k, l) in located.iter().enumerate() {
-            out.write_all(if k == 0 { b"\n    " } else { b",\n    " })?;
-            write_nested(&mut *out, &diagnostic_json(l, &file_name), 2)?;
-        }
-        out.write_all(b"\n  ]")?;
-    }
+    let diagnostics = located.iter().map(|l| diagnostic_json(l, &file_name));
+    terminal::to_writer_pretty_array_nested(&mut *out, diagnostics, 1).map_err(io::Error::other)?;
     out.write_all(b",\n  \"summary\": ")?;
     write_nested(&mut *out, &summary, 1)?;
     out.write_all(b"\n}\n")
@@ -696,11 +689,8 @@ fn file_reports(files: &[File], located: &[Located]) -> (Vec<Value>, Value) {
 
 /// Writes `value` `depth` levels deep in the report (see
 /// [`terminal::to_writer_pretty_nested`]).
-///
-/// [`terminal::to_writer_pretty_nested`]: objectstack_spec::json::terminal::to_writer_pretty_nested
 fn write_nested(out: &mut impl Write, value: &Value, depth: usize) -> io::Result<()> {
-    objectstack_spec::json::terminal::to_writer_pretty_nested(out, value, depth)
-        .map_err(io::Error::other)
+    terminal::to_writer_pretty_nested(out, value, depth).map_err(io::Error::other)
 }
 
 /// One diagnostic of the JSON report.
@@ -757,7 +747,7 @@ mod tests {
             "summary": summary,
         });
         let mut out = Vec::new();
-        objectstack_spec::json::terminal::to_writer_pretty(&mut out, &report).unwrap();
+        terminal::to_writer_pretty(&mut out, &report).unwrap();
         out.push(b'\n');
         out
     }

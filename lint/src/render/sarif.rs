@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use objectstack_spec::json::terminal;
 use serde_json::{Value, json};
 
 use crate::finding::{Finding, Severity};
@@ -17,8 +18,7 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// location, and a stable fingerprint of rule, file, path and name.
 pub fn sarif(findings: &[Finding]) -> String {
     let mut out = Vec::new();
-    // Writing to memory fails only if a value cannot be serialised, which
-    // JSON values can.
+    // Writing JSON values to memory does not fail.
     if write_sarif(findings, &mut out).is_err() {
         return String::new();
     }
@@ -40,27 +40,14 @@ pub fn write_sarif(findings: &[Finding], out: &mut impl Write) -> io::Result<()>
     out.write_all(b",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ")?;
     nested(out, &tool, 3)?;
     out.write_all(b",\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": ")?;
-    if findings.is_empty() {
-        out.write_all(b"[]")?;
-    } else {
-        out.write_all(b"[")?;
-        for (k, f) in findings.iter().enumerate() {
-            out.write_all(if k == 0 {
-                b"\n        "
-            } else {
-                b",\n        "
-            })?;
-            nested(out, &result(f, &ids), 4)?;
-        }
-        out.write_all(b"\n      ]")?;
-    }
+    let results = findings.iter().map(|f| result(f, &ids));
+    terminal::to_writer_pretty_array_nested(&mut *out, results, 3).map_err(io::Error::other)?;
     out.write_all(b"\n    }\n  ]\n}\n")
 }
 
 /// Writes `value` `depth` levels deep in the log.
 fn nested(out: &mut impl Write, value: &Value, depth: usize) -> io::Result<()> {
-    objectstack_spec::json::terminal::to_writer_pretty_nested(out, value, depth)
-        .map_err(io::Error::other)
+    terminal::to_writer_pretty_nested(out, value, depth).map_err(io::Error::other)
 }
 
 /// The rule descriptors (every lint rule, then each other id the findings
@@ -224,7 +211,7 @@ mod tests {
                 "results": results,
             }],
         });
-        let mut s = objectstack_spec::json::terminal::to_string_pretty(&log).unwrap();
+        let mut s = terminal::to_string_pretty(&log).unwrap();
         s.push('\n');
         s
     }

@@ -126,10 +126,9 @@ pub fn to_writer_pretty<W: io::Write, T: ?Sized + Serialize>(
 /// [`to_writer_pretty`] for a value that sits `depth` levels deep in a
 /// larger document written by hand: its first line is written where the
 /// output stands, and each later line indented two spaces a level, as
-/// [`to_writer_pretty`] would indent the value inside the whole. It lets a
-/// caller write a long array one element at a time and still match the
-/// whole document's text. (A JSON string holds no raw line break, so each
-/// line break is the formatter's own.)
+/// [`to_writer_pretty`] would indent the value inside the whole. (A JSON
+/// string holds no raw line break, so each line break is the formatter's
+/// own.)
 pub fn to_writer_pretty_nested<W: io::Write, T: ?Sized + Serialize>(
     mut writer: W,
     value: &T,
@@ -137,15 +136,50 @@ pub fn to_writer_pretty_nested<W: io::Write, T: ?Sized + Serialize>(
 ) -> serde_json::Result<()> {
     let mut text = Vec::new();
     to_writer_pretty(&mut text, value)?;
-    let pad = "  ".repeat(depth);
+    write_indented(&mut writer, &text, &"  ".repeat(depth)).map_err(serde_json::Error::io)
+}
+
+/// An array, `depth` levels deep as in [`to_writer_pretty_nested`], made
+/// of `items` serialised one at a time: a caller can write a long list
+/// without holding it, and the text is what [`to_writer_pretty`] writes
+/// for the whole.
+pub fn to_writer_pretty_array_nested<W: io::Write, T: Serialize>(
+    mut writer: W,
+    items: impl IntoIterator<Item = T>,
+    depth: usize,
+) -> serde_json::Result<()> {
+    let pad = "  ".repeat(depth + 1);
+    let mut text = Vec::new();
+    let mut empty = true;
+    for item in items {
+        text.clear();
+        to_writer_pretty(&mut text, &item)?;
+        let open: &[u8] = if empty { b"[\n" } else { b",\n" };
+        empty = false;
+        writer
+            .write_all(open)
+            .and_then(|()| writer.write_all(pad.as_bytes()))
+            .and_then(|()| write_indented(&mut writer, &text, &pad))
+            .map_err(serde_json::Error::io)?;
+    }
+    let close = if empty {
+        "[]".to_owned()
+    } else {
+        format!("\n{}]", "  ".repeat(depth))
+    };
+    writer
+        .write_all(close.as_bytes())
+        .map_err(serde_json::Error::io)
+}
+
+/// Writes `text`, each line after the first led by `pad`.
+fn write_indented(writer: &mut impl io::Write, text: &[u8], pad: &str) -> io::Result<()> {
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         if i > 0 {
-            writer.write_all(b"\n").map_err(serde_json::Error::io)?;
-            writer
-                .write_all(pad.as_bytes())
-                .map_err(serde_json::Error::io)?;
+            writer.write_all(b"\n")?;
+            writer.write_all(pad.as_bytes())?;
         }
-        writer.write_all(line).map_err(serde_json::Error::io)?;
+        writer.write_all(line)?;
     }
     Ok(())
 }
@@ -414,6 +448,35 @@ mod tests {
                 super::to_writer_pretty(&mut expected, &whole).unwrap();
                 assert_eq!(
                     String::from_utf8(nested).unwrap(),
+                    String::from_utf8(expected).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_nested_array_is_written_as_inside_the_whole() {
+        let items = [
+            serde_json::json!({"a": [1, {"b": []}], "c": "x\ny \u{7}"}),
+            serde_json::json!([]),
+            serde_json::json!("plain"),
+        ];
+        for count in 0..=items.len() {
+            let list = items.get(..count).unwrap_or_default();
+            // On its own, and as the value of a key one level down.
+            let mut alone = Vec::new();
+            super::to_writer_pretty_array_nested(&mut alone, list, 0).unwrap();
+            let mut inside = b"{\n  \"k\": ".to_vec();
+            super::to_writer_pretty_array_nested(&mut inside, list, 1).unwrap();
+            inside.extend_from_slice(b"\n}");
+            for (streamed, whole) in [
+                (alone, serde_json::json!(list)),
+                (inside, serde_json::json!({ "k": list })),
+            ] {
+                let mut expected = Vec::new();
+                super::to_writer_pretty(&mut expected, &whole).unwrap();
+                assert_eq!(
+                    String::from_utf8(streamed).unwrap(),
                     String::from_utf8(expected).unwrap()
                 );
             }
