@@ -7,17 +7,30 @@
 
 use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
-use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, validate};
+use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, Join, validate_with};
 
 use crate::finding::{Finding, Severity};
 use crate::rule::Hit;
 
 /// Validation findings for one source document.
+///
+/// A large document's two halves run as two tasks of the thread pool the
+/// rules use, not on a thread of their own: beside the rules' context that
+/// would be three threads on two cores.
 pub(crate) fn hits(source: usize, root: &Map<'_>) -> Vec<Hit> {
-    validate(root)
+    validate_with(root, &Pool)
         .into_iter()
         .map(|d| hit(d.source.unwrap_or(source), root, d))
         .collect()
+}
+
+/// [`Join`] on rayon's pool.
+struct Pool;
+
+impl Join for Pool {
+    fn join(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+        rayon::join(a, b);
+    }
 }
 
 /// Cross-file diagnostics of a composition (names two files define,

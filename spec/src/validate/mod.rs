@@ -40,6 +40,7 @@ mod ai;
 mod check;
 mod duplicate;
 mod ids;
+mod join;
 mod keys;
 mod skill;
 mod stack;
@@ -51,6 +52,7 @@ use crate::json::Map;
 
 pub use ai::MIN_DESCRIPTION_LEN;
 pub use ids::DiagnosticId;
+pub use join::{Join, Threads};
 
 use crate::path::JsonPath;
 
@@ -189,8 +191,14 @@ impl fmt::Display for Diagnostic {
 /// one object (which only a document read by [`crate::json::parse`] can
 /// tell: see [`crate::json::Map::duplicates`]).
 pub fn validate(document: &Map<'_>) -> Vec<Diagnostic> {
+    validate_with(document, &Threads)
+}
+
+/// [`validate`], with a large document's two halves run by `join` (see
+/// [`Join`]); the diagnostics are the same, in the same order.
+pub fn validate_with(document: &Map<'_>, join: &dyn Join) -> Vec<Diagnostic> {
     let mut cx = check::Cx::default();
-    stack::check(&mut cx, document);
+    stack::check(&mut cx, document, join);
     duplicate::check(&mut cx, document);
     cx.into_diagnostics()
 }

@@ -4,6 +4,7 @@
 use crate::json::{Map, Value};
 
 use super::check::{Cx, Expected, Grammar, child, fields, fold, name_grammar, wrong_type};
+use super::join::Join;
 use super::{Anchor, Diagnostic, DiagnosticId, Related, Severity, action, agent, skill, tool};
 use crate::collection::{Origin, Record, records};
 use crate::json::Arena;
@@ -283,15 +284,15 @@ pub(crate) fn duplicates_as(
 }
 
 /// Records of the collections above which [`check`] runs its two halves
-/// on two threads (below it, a thread costs more than it saves).
+/// at once (below it, a thread or a task costs more than it saves).
 const PARALLEL_RECORDS: usize = 4096;
 
 /// Validates a whole stack document, in the order of [`COLLECTIONS`]
 /// (near-miss top-level keys first). A large document is checked in two
-/// halves on two threads, objects and stack-level actions beside tools,
+/// halves run by `join`, objects and stack-level actions beside tools,
 /// skills and agents; each half collects its own diagnostics, and they are
 /// joined in the same order.
-pub(crate) fn check(cx: &mut Cx, document: &Map<'_>) {
+pub(crate) fn check(cx: &mut Cx, document: &Map<'_>, join: &dyn Join) {
     let records: usize = COLLECTIONS
         .iter()
         .filter_map(|key| match document.get(key)? {
@@ -301,29 +302,14 @@ pub(crate) fn check(cx: &mut Cx, document: &Map<'_>) {
         })
         .sum();
     if records >= PARALLEL_RECORDS {
-        let joined = std::thread::scope(|scope| {
-            let first = std::thread::Builder::new().spawn_scoped(scope, || {
-                let mut cx = Cx::default();
-                first_half(&mut cx, document, &Arena::new());
-                cx
-            });
-            let Ok(first) = first else {
-                // No second thread: fall through to one.
-                return None;
-            };
-            let mut second = Cx::default();
-            second_half(&mut second, document, &Arena::new());
-            Some((first.join(), second))
-        });
-        match joined {
-            Some((Ok(first), second)) => {
-                cx.append(first);
-                cx.append(second);
-                return;
-            }
-            Some((Err(panic), _)) => std::panic::resume_unwind(panic),
-            None => {}
-        }
+        let (mut first, mut second) = (Cx::default(), Cx::default());
+        join.join(
+            &mut || first_half(&mut first, document, &Arena::new()),
+            &mut || second_half(&mut second, document, &Arena::new()),
+        );
+        cx.append(first);
+        cx.append(second);
+        return;
     }
     let arena = Arena::new();
     first_half(cx, document, &arena);
@@ -501,7 +487,10 @@ mod tests {
         let arena = crate::json::Arena::new();
         let document = crate::json::Map::from_serde(map, &arena);
         let mut parallel = super::Cx::default();
-        super::check(&mut parallel, document);
+        super::check(&mut parallel, document, &super::super::Threads);
+        // However a caller's pool runs the halves, they report in order.
+        let mut reversed = super::Cx::default();
+        super::check(&mut reversed, document, &Reversed);
         let mut serial = super::Cx::default();
         let arena = crate::json::Arena::new();
         super::first_half(&mut serial, document, &arena);
@@ -509,6 +498,17 @@ mod tests {
         let (parallel, serial) = (parallel.into_diagnostics(), serial.into_diagnostics());
         assert!(serial.len() > 6000, "{}", serial.len());
         assert_eq!(parallel, serial);
+        assert_eq!(reversed.into_diagnostics(), serial);
+    }
+
+    /// Runs the second half, then the first, on the caller's thread.
+    struct Reversed;
+
+    impl super::Join for Reversed {
+        fn join(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+            b();
+            a();
+        }
     }
 
     #[test]
