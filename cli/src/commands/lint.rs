@@ -309,30 +309,70 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         }
     }
 
-    let texts: Vec<SourceText<'_>> = docs
-        .iter()
-        .map(|l| SourceText {
-            file: &l.name,
-            text: l.doc.text(),
-        })
-        .collect();
     let files_linted = docs.len();
+    // Only the human format and the `--report` files quote the stacks'
+    // text. Without them, the text and the tree (most of what the run
+    // holds) are freed on another thread while the report is written,
+    // rather than torn down at exit after it.
+    let quotes = args.format.0 == Format::Human || !args.report.is_empty();
+    let failed = if quotes {
+        let texts: Vec<SourceText<'_>> = docs
+            .iter()
+            .map(|l| SourceText {
+                file: &l.name,
+                text: l.doc.text(),
+            })
+            .collect();
+        let failed = report(&args, &findings, &texts, files_linted);
+        drop(texts);
+        drop(sources);
+        drop(docs);
+        // A large document is not worth freeing just before exit.
+        std::mem::forget(arena);
+        std::mem::forget(sides);
+        std::mem::forget(read_files);
+        failed
+    } else {
+        drop(sources);
+        drop(docs);
+        // Detached: the process may end before it is done. Should no
+        // thread start, the memory is freed here instead.
+        let _ = std::thread::Builder::new().spawn(move || drop((arena, sides, read_files)));
+        report(&args, &findings, &[], files_linted)
+    };
+    let failed = failed?;
+    // Nor are tens of thousands of findings.
+    std::mem::forget(findings);
+    Ok(if unusable {
+        EXIT_UNUSABLE
+    } else if failed {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Writes the `--report` files and the report on standard output; whether
+/// any finding is an error.
+fn report(
+    args: &Args,
+    findings: &[Finding],
+    texts: &[SourceText<'_>],
+    files_linted: usize,
+) -> anyhow::Result<bool> {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     for (format, path) in &args.report {
-        std::fs::write(
-            path,
-            render::render(*format, &findings, &texts, files_linted),
-        )
-        .with_context(|| format!("cannot write the {format} report {}", path.display()))?;
+        std::fs::write(path, render::render(*format, findings, texts, files_linted))
+            .with_context(|| format!("cannot write the {format} report {}", path.display()))?;
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = match args.format.0 {
         // Streamed: many findings make tens of megabytes of report.
-        Format::Json => render::write_json(&findings, files_linted, &mut out),
-        Format::Sarif => render::write_sarif(&findings, &mut out),
-        Format::Github => render::write_github(&findings, files_linted, &mut out),
+        Format::Json => render::write_json(findings, files_linted, &mut out),
+        Format::Sarif => render::write_sarif(findings, &mut out),
+        Format::Github => render::write_github(findings, files_linted, &mut out),
         Format::Human => out.write_all(
-            render::human(&findings, &texts, files_linted, &HumanOptions { color }).as_bytes(),
+            render::human(findings, texts, files_linted, &HumanOptions { color }).as_bytes(),
         ),
     }
     .and_then(|()| out.flush());
@@ -342,23 +382,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
         }
         _ => {}
     }
-
-    let failed = findings.iter().any(|f| f.severity == Severity::Error);
-    drop(texts);
-    drop(docs);
-    // A large document, and tens of thousands of findings, are not worth
-    // freeing just before exit.
-    std::mem::forget(findings);
-    std::mem::forget(arena);
-    std::mem::forget(sides);
-    std::mem::forget(read_files);
-    Ok(if unusable {
-        EXIT_UNUSABLE
-    } else if failed {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    })
+    Ok(findings.iter().any(|f| f.severity == Severity::Error))
 }
 
 /// Reads a configuration file, as much of it as any input (see
