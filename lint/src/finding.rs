@@ -123,15 +123,48 @@ impl Finding {
 pub struct Text(Repr);
 
 /// Writes a deferred text from its parts.
-pub(crate) type WriteText = fn(&[Box<str>], &mut fmt::Formatter<'_>) -> fmt::Result;
+pub(crate) type WriteText = fn(&Parts, &mut fmt::Formatter<'_>) -> fmt::Result;
 
 #[derive(Clone)]
 enum Repr {
     Written(Box<str>),
-    Deferred {
-        parts: Arc<[Box<str>]>,
-        write: WriteText,
-    },
+    Deferred { parts: Parts, write: WriteText },
+}
+
+/// The parts a deferred text is written from, in one shared allocation
+/// (a part a line: its length in decimal, `:`, the part), not one per
+/// part: a report can hold tens of thousands of them.
+#[derive(Clone)]
+pub(crate) struct Parts(Arc<str>);
+
+impl Parts {
+    /// The parts, in order.
+    pub(crate) fn new(parts: &[&str]) -> Self {
+        let mut joined = String::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
+        for part in parts {
+            joined.push_str(&part.len().to_string());
+            joined.push(':');
+            joined.push_str(part);
+        }
+        Parts(joined.into())
+    }
+
+    /// The parts, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        let mut rest: &str = &self.0;
+        std::iter::from_fn(move || {
+            let (len, tail) = rest.split_once(':')?;
+            let len: usize = len.parse().ok()?;
+            let part = tail.get(..len)?;
+            rest = tail.get(len..).unwrap_or_default();
+            Some(part)
+        })
+    }
+
+    /// Part `i`, if there is one.
+    pub(crate) fn get(&self, i: usize) -> Option<&str> {
+        self.iter().nth(i)
+    }
 }
 
 impl Text {
@@ -142,7 +175,7 @@ impl Text {
 
     /// A text `write` makes from `parts` whenever it is read. Parts can be
     /// shared by several texts (a finding's message and hint).
-    pub(crate) fn deferred(parts: Arc<[Box<str>]>, write: WriteText) -> Self {
+    pub(crate) fn deferred(parts: Parts, write: WriteText) -> Self {
         Text(Repr::Deferred { parts, write })
     }
 
@@ -253,6 +286,26 @@ impl Summary {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #[test]
+        fn parts_read_back(parts in proptest::collection::vec(".{0,12}", 0..6)) {
+            let borrowed: Vec<&str> = parts.iter().map(String::as_str).collect();
+            let joined = Parts::new(&borrowed);
+            let read: Vec<&str> = joined.iter().collect();
+            proptest::prop_assert_eq!(read, borrowed);
+        }
+    }
+
+    #[test]
+    fn parts_that_look_like_the_encoding_read_back() {
+        let parts = Parts::new(&["3:abc", "", "12:", "\u{e9}:\u{202e}"]);
+        assert_eq!(parts.get(0), Some("3:abc"));
+        assert_eq!(parts.get(1), Some(""));
+        assert_eq!(parts.get(2), Some("12:"));
+        assert_eq!(parts.get(3), Some("\u{e9}:\u{202e}"));
+        assert_eq!(parts.get(4), None);
+    }
+
     #[test]
     fn severity_round_trips() {
         assert_eq!("warning".parse::<Severity>(), Ok(Severity::Warning));
@@ -263,15 +316,15 @@ mod tests {
 
     #[test]
     fn deferred_text_reads_as_its_written_form() {
-        fn write(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            let name = parts.first().map_or("", |p| p);
+        fn write(parts: &Parts, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let name = parts.get(0).unwrap_or_default();
             write!(
                 f,
                 "Skill \"{name}\" needs \"{}\".",
-                parts.get(1).map_or("", |p| p)
+                parts.get(1).unwrap_or_default()
             )
         }
-        let parts: Arc<[Box<str>]> = vec!["triage".into(), "send_\u{1b}mail".into()].into();
+        let parts = Parts::new(&["triage", "send_\u{1b}mail"]);
         let text = Text::deferred(parts, write);
         let written = Text::new("Skill \"triage\" needs \"send_\u{1b}mail\".");
         assert_eq!(text, written);

@@ -173,12 +173,12 @@ mod tests {
             // reference rule's are).
             message: if i % 5 == 3 {
                 Text::deferred(
-                    std::sync::Arc::from([Box::from(text), Box::from("\u{202e}\"")]),
+                    crate::finding::Parts::new(&[text, "\u{202e}\"", "", "12:ab"]),
                     |parts, f| {
-                        for part in parts {
+                        for part in parts.iter() {
                             f.write_str(part)?;
                         }
-                        write!(f, " {}", parts.len())
+                        write!(f, " {}", parts.iter().count())
                     },
                 )
             } else {

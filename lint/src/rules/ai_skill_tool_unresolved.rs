@@ -7,9 +7,8 @@ use objectstack_spec::materialise::static_skip;
 use rayon::prelude::*;
 
 use std::fmt;
-use std::sync::Arc;
 
-use crate::finding::{Severity, Text, WriteText};
+use crate::finding::{Parts, Severity, Text, WriteText};
 use crate::rule::{Context, Hit, Later, Pending, Report, declare_rule};
 use crate::stack::{Entry, Stack};
 
@@ -85,23 +84,28 @@ impl Kind<'_> {
     /// parts (`[skill, reference, ...]`, shared by the two) and written
     /// when read: a large stack can have tens of thousands of these.
     fn texts(&self, skill: &str, reference: &str) -> (Text, Text) {
-        let mut parts: Vec<Box<str>> = vec![skill.into(), reference.into()];
-        let (message, hint): (WriteText, WriteText) = match self {
-            Kind::Wildcard(prefix) => {
-                parts.push((*prefix).into());
-                (wildcard_message, wildcard_hint)
-            }
-            Kind::Unexposed(action, reason) => {
-                parts.push((*action).into());
-                parts.push(reason.as_str().into());
-                (unexposed_message, unexposed_hint)
-            }
-            Kind::Fictional(suggestion) => {
-                parts.extend(suggestion.map(Box::from));
-                (fictional_message, fictional_hint)
-            }
+        let (parts, message, hint): (Parts, WriteText, WriteText) = match self {
+            Kind::Wildcard(prefix) => (
+                Parts::new(&[skill, reference, prefix]),
+                wildcard_message,
+                wildcard_hint,
+            ),
+            Kind::Unexposed(action, reason) => (
+                Parts::new(&[skill, reference, action, reason]),
+                unexposed_message,
+                unexposed_hint,
+            ),
+            Kind::Fictional(Some(suggestion)) => (
+                Parts::new(&[skill, reference, suggestion]),
+                fictional_message,
+                fictional_hint,
+            ),
+            Kind::Fictional(None) => (
+                Parts::new(&[skill, reference]),
+                fictional_message,
+                fictional_hint,
+            ),
         };
-        let parts: Arc<[Box<str>]> = parts.into();
         (
             Text::deferred(parts.clone(), message),
             Text::deferred(parts, hint),
@@ -285,11 +289,11 @@ fn classify<'s>(cx: &'s Context<'_, '_>, reference: &'s str) -> Kind<'s> {
 }
 
 /// Part `i` of a deferred text (empty when absent).
-fn part(parts: &[Box<str>], i: usize) -> &str {
-    parts.get(i).map_or("", |p| p)
+fn part(parts: &Parts, i: usize) -> &str {
+    parts.get(i).unwrap_or_default()
 }
 
-fn wildcard_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+fn wildcard_message(parts: &Parts, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let (skill, reference, prefix) = (part(parts, 0), part(parts, 1), part(parts, 2));
     write!(
         f,
@@ -299,7 +303,7 @@ fn wildcard_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Resu
     )
 }
 
-fn unexposed_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+fn unexposed_message(parts: &Parts, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let (skill, reference) = (part(parts, 0), part(parts, 1));
     let (action, reason) = (part(parts, 2), part(parts, 3));
     write!(
@@ -312,7 +316,7 @@ fn unexposed_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Res
     )
 }
 
-fn fictional_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+fn fictional_message(parts: &Parts, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let (skill, reference) = (part(parts, 0), part(parts, 1));
     write!(
         f,
@@ -328,7 +332,7 @@ fn fictional_message(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Res
     }
 }
 
-fn wildcard_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+fn wildcard_hint(parts: &Parts, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let prefix = part(parts, 2);
     write!(
         f,
@@ -338,7 +342,7 @@ fn wildcard_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result 
     )
 }
 
-fn unexposed_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+fn unexposed_hint(parts: &Parts, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let action = part(parts, 2);
     write!(
         f,
@@ -350,7 +354,7 @@ fn unexposed_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result
     )
 }
 
-fn fictional_hint(parts: &[Box<str>], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+fn fictional_hint(parts: &Parts, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let reference = part(parts, 1);
     write!(
         f,
