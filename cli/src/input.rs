@@ -264,6 +264,20 @@ impl Text {
     }
 }
 
+/// An arena for the trees of texts of `bytes` bytes in all, reserved up
+/// front: a tree takes about as many bytes as its text, and an arena that
+/// grows while two threads parse makes them wait on each other's page
+/// faults (see `objectstack_spec::json::Arena::with_capacity`).
+pub(crate) fn tree_arena(bytes: usize) -> objectstack_spec::json::Arena {
+    objectstack_spec::json::Arena::with_capacity(bytes.saturating_add(bytes / 16))
+}
+
+/// An arena for the part of a text of `bytes` bytes that
+/// [`Text::tree`] reads on a second thread (at most about half of it).
+pub(crate) fn side_arena(bytes: usize) -> objectstack_spec::json::Arena {
+    objectstack_spec::json::Arena::with_capacity(bytes / 2)
+}
+
 /// Reads a stack file and checks that it is UTF-8, without parsing it.
 pub(crate) fn read_text(path: &Path) -> anyhow::Result<Text> {
     let bytes = read_bytes(path)?;

@@ -67,6 +67,16 @@ impl Arena {
         Self::default()
     }
 
+    /// An empty arena with room for about `bytes` before it grows: one
+    /// allocation up front rather than a chain of ever larger ones while a
+    /// tree is built (memory is only used as it is written). An empty
+    /// arena when that much cannot be reserved.
+    pub fn with_capacity(bytes: usize) -> Self {
+        Self {
+            bump: Bump::try_with_capacity(bytes).unwrap_or_default(),
+        }
+    }
+
     /// Bytes allocated so far.
     pub fn allocated_bytes(&self) -> usize {
         self.bump.allocated_bytes()
@@ -1204,6 +1214,24 @@ mod tests {
         let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(ours, theirs, "{text}");
         assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+    }
+
+    #[test]
+    fn a_reserved_arena_holds_a_tree_and_one_too_large_to_reserve_is_empty() {
+        let text = r#"{"a": [1, "two", {"b": null}], "c": "\u00e9"}"#;
+        let reserved = Arena::with_capacity(1 << 16);
+        let before = reserved.allocated_bytes();
+        assert!(before >= 1 << 16, "{before}");
+        let tree = parse(text, &reserved).unwrap().to_serde();
+        assert_eq!(
+            tree,
+            serde_json::from_str::<serde_json::Value>(text).unwrap()
+        );
+        // Built in the room reserved: no chunk was added.
+        assert_eq!(reserved.allocated_bytes(), before);
+        let unreservable = Arena::with_capacity(usize::MAX);
+        assert_eq!(unreservable.allocated_bytes(), 0);
+        assert_eq!(parse(text, &unreservable).unwrap().to_serde(), tree);
     }
 
     #[test]

@@ -170,8 +170,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                     continue;
                 }
             };
-            let arena = Arena::new();
-            let mut side = Arena::new();
+            let arena = crate::input::tree_arena(file.text().len());
+            let mut side = crate::input::side_arena(file.text().len());
             let document = match file.tree(&arena, &mut side) {
                 Ok(document) => document,
                 Err(err) => {

@@ -246,8 +246,8 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     // The borrowed tree (as `lint` reads a file) also notes a key written
     // twice in one object, which `serde_json` drops. Its errors are
     // `serde_json`'s; the owned reading reports them.
-    let arena = objectstack_spec::json::Arena::new();
-    let mut side = objectstack_spec::json::Arena::new();
+    let arena = crate::input::tree_arena(text.len());
+    let mut side = crate::input::side_arena(text.len());
     let diagnostics =
         match objectstack_spec::json::parse_object_on_two_threads(&text, &arena, &mut side) {
             Ok(document) => validate(document),
