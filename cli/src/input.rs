@@ -273,9 +273,11 @@ pub(crate) fn tree_arena(bytes: usize) -> objectstack_spec::json::Arena {
 }
 
 /// An arena for the part of a text of `bytes` bytes that
-/// [`Text::tree`] reads on a second thread (at most about half of it).
+/// [`Text::tree`] reads on a second thread: the last top-level entry,
+/// which can be nearly all of it (a large stack's skills), so it is
+/// reserved as [`tree_arena`] is. Only what is written is used.
 pub(crate) fn side_arena(bytes: usize) -> objectstack_spec::json::Arena {
-    objectstack_spec::json::Arena::with_capacity(bytes / 2)
+    tree_arena(bytes)
 }
 
 /// Reads a stack file and checks that it is UTF-8, without parsing it.
