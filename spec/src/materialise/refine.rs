@@ -464,7 +464,7 @@ pub fn judge_all<'a, 'b>(
     if tools.iter().all(|t| binding(t).is_none()) {
         return vec![Ok(None); tools.len()];
     }
-    let index = super::surface::ObjectIndex::build(objects);
+    let index = std::cell::OnceCell::new();
     // Only the actions a record binds are ever looked up, and a stack's
     // records bind a fraction of its actions: only those are indexed.
     let bound: std::collections::HashSet<&str, foldhash::fast::RandomState> = tools
@@ -498,18 +498,24 @@ pub fn judge_all<'a, 'b>(
                 Some(Ok(Binding::Action(name))) => by_name.get(name).copied(),
                 _ => None,
             };
-            let surface = bound.filter(|b| super::materialises(b.action)).map(|b| {
-                let owner = b.owner.and_then(|i| objects.get(i));
-                let object = super::surface::object_of(b.action, owner.and_then(|o| o.name()));
-                let row_context = object.is_some() && super::acts_on_one_record(b.action);
-                super::surface::surface(
-                    b.action,
-                    b.owner.and_then(|i| index.at(i)),
-                    &index,
-                    arena,
-                    row_context,
-                )
-            });
+            // Only a record's `parameters` are compared with the action's
+            // surface: a record without them does not pay for it.
+            let compared = matches!(record.get("parameters"), Some(Value::Object(_)));
+            let surface = bound
+                .filter(|b| compared && super::materialises(b.action))
+                .map(|b| {
+                    let index = index.get_or_init(|| super::surface::ObjectIndex::build(objects));
+                    let owner = b.owner.and_then(|i| objects.get(i));
+                    let object = super::surface::object_of(b.action, owner.and_then(|o| o.name()));
+                    let row_context = object.is_some() && super::acts_on_one_record(b.action);
+                    super::surface::surface(
+                        b.action,
+                        b.owner.and_then(|i| index.at(i)),
+                        index,
+                        arena,
+                        row_context,
+                    )
+                });
             let target = match (binding(record), bound) {
                 (Some(Ok(Binding::Action(_))), Some(b)) => Target::Action {
                     action: b.action,
