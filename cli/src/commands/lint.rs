@@ -374,8 +374,12 @@ fn report(
         Format::Json => render::write_json(findings, files_linted, &mut out),
         Format::Sarif => render::write_sarif(findings, &mut out),
         Format::Github => render::write_github(findings, files_linted, &mut out),
-        Format::Human => out.write_all(
-            render::human(findings, texts, files_linted, &HumanOptions { color }).as_bytes(),
+        Format::Human => render::write_human(
+            findings,
+            texts,
+            files_linted,
+            &HumanOptions { color },
+            &mut out,
         ),
     }
     .and_then(|()| out.flush());

@@ -24,20 +24,59 @@ pub fn human(
     files: usize,
     options: &HumanOptions,
 ) -> String {
-    let renderer = if options.color {
-        Renderer::styled()
-    } else {
-        Renderer::plain()
-    }
-    .decor_style(DecorStyle::Ascii);
     let mut out = String::new();
-    for f in findings {
-        out.push_str(&one(&renderer, f, sources));
-        out.push_str("\n\n");
+    for piece in pieces(findings, sources, options) {
+        out.push_str(&piece);
     }
     out.push_str(&summary_line(&Summary::of(findings, files)));
     out.push('\n');
     out
+}
+
+/// Writes [`human`]'s text to `out` a batch of findings at a time, each
+/// batch rendered on every core: a large stack's tens of thousands of
+/// findings are never one string in memory.
+pub fn write_human(
+    findings: &[Finding],
+    sources: &[SourceText<'_>],
+    files: usize,
+    options: &HumanOptions,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let batch = FINDINGS_PER_PIECE * 4 * rayon::current_num_threads().max(1);
+    for findings in findings.chunks(batch) {
+        for piece in pieces(findings, sources, options) {
+            out.write_all(piece.as_bytes())?;
+        }
+    }
+    out.write_all(summary_line(&Summary::of(findings, files)).as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// Findings a rendering task renders.
+const FINDINGS_PER_PIECE: usize = 64;
+
+/// Each finding rendered and followed by a blank line, in order, in
+/// pieces rendered in parallel.
+fn pieces(findings: &[Finding], sources: &[SourceText<'_>], options: &HumanOptions) -> Vec<String> {
+    use rayon::prelude::*;
+    findings
+        .par_chunks(FINDINGS_PER_PIECE)
+        .map(|chunk| {
+            let renderer = if options.color {
+                Renderer::styled()
+            } else {
+                Renderer::plain()
+            }
+            .decor_style(DecorStyle::Ascii);
+            let mut piece = String::new();
+            for f in chunk {
+                piece.push_str(&one(&renderer, f, sources));
+                piece.push_str("\n\n");
+            }
+            piece
+        })
+        .collect()
 }
 
 fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
@@ -170,6 +209,57 @@ fn line_window(text: &str, at: usize) -> Option<(&str, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The streamed text is the whole one, batch after batch, in colour
+    /// or not: more findings than one batch, each pointing into the file.
+    #[test]
+    fn written_in_batches_it_is_the_whole_text() {
+        let text: String = (0..1500)
+            .map(|i| format!("{{\"name\": \"s{i}\", \"tools\": [\"t{i}\"]}}\n"))
+            .collect();
+        let findings: Vec<Finding> = (0..1500)
+            .map(|i| {
+                let at = text.find(&format!("[\"t{i}\"")).unwrap_or(0) + 1;
+                Finding {
+                    rule: "r".to_owned(),
+                    severity: if i % 3 == 0 {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    },
+                    where_: format!("skill \"s{i}\""),
+                    path: format!("skills[{i}].tools[0]"),
+                    message: format!("m{i}").into(),
+                    hint: "h".into(),
+                    reference: Some(format!("t{i}")),
+                    suggestion: (i % 2 == 0).then(|| "u".to_owned()),
+                    location: Some(Location {
+                        file: "f.json".to_owned(),
+                        line: i + 1,
+                        column: 22,
+                        byte_start: at,
+                        byte_end: at + 4,
+                    }),
+                }
+            })
+            .collect();
+        let sources = [SourceText {
+            file: "f.json",
+            text: &text,
+        }];
+        for color in [false, true] {
+            let options = HumanOptions { color };
+            let whole = human(&findings, &sources, 1, &options);
+            let mut written = Vec::new();
+            write_human(&findings, &sources, 1, &options, &mut written).unwrap();
+            assert_eq!(String::from_utf8(written).unwrap(), whole);
+            assert!(
+                whole.ends_with(" in 1 file\n"),
+                "{}",
+                &whole[whole.len() - 40..]
+            );
+        }
+    }
 
     #[test]
     fn controls_in_a_source_line_are_shown_as_replacement_characters() {

@@ -14,7 +14,7 @@ mod json;
 mod sarif;
 
 pub use github::{github, write_github};
-pub use human::{HumanOptions, human};
+pub use human::{HumanOptions, human, write_human};
 pub use json::{json, write_json};
 pub use sarif::{sarif, write_sarif};
 
