@@ -267,17 +267,13 @@ impl Text {
 /// An arena for the trees of texts of `bytes` bytes in all, reserved up
 /// front: a tree takes about as many bytes as its text, and an arena that
 /// grows while two threads parse makes them wait on each other's page
-/// faults (see `objectstack_spec::json::Arena::with_capacity`).
+/// faults (see `objectstack_spec::json::Arena::with_capacity`). Each
+/// file's second arena, for the part [`Text::tree`] reads on a second
+/// thread, is reserved at the file's size too: that part is the last
+/// top-level entry, nearly all of a large stack (its skills). Only what
+/// is written is used.
 pub(crate) fn tree_arena(bytes: usize) -> objectstack_spec::json::Arena {
     objectstack_spec::json::Arena::with_capacity(bytes.saturating_add(bytes / 16))
-}
-
-/// An arena for the part of a text of `bytes` bytes that
-/// [`Text::tree`] reads on a second thread: the last top-level entry,
-/// which can be nearly all of it (a large stack's skills), so it is
-/// reserved as [`tree_arena`] is. Only what is written is used.
-pub(crate) fn side_arena(bytes: usize) -> objectstack_spec::json::Arena {
-    tree_arena(bytes)
 }
 
 /// Reads a stack file and checks that it is UTF-8, without parsing it.

@@ -140,11 +140,11 @@ pub(crate) struct Parts(Arc<str>);
 impl Parts {
     /// The parts, in order.
     pub(crate) fn new(parts: &[&str]) -> Self {
+        use std::fmt::Write as _;
         let mut joined = String::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
         for part in parts {
-            joined.push_str(&part.len().to_string());
-            joined.push(':');
-            joined.push_str(part);
+            // Writing into a `String` cannot fail.
+            let _ = write!(joined, "{}:{part}", part.len());
         }
         Parts(joined.into())
     }

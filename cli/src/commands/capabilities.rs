@@ -94,7 +94,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     let arena = crate::input::tree_arena(texts.iter().map(|t| t.text().len()).sum());
     let mut sides: Vec<Arena> = texts
         .iter()
-        .map(|t| crate::input::side_arena(t.text().len()))
+        .map(|t| crate::input::tree_arena(t.text().len()))
         .collect();
     let names: Vec<String> = texts.iter().map(|t| t.path.display().to_string()).collect();
     let mut sources = Vec::new();

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use objectstack_spec::json::{Arena, Map};
 use objectstack_spec::text::line_safe;
 
-use crate::input::{Text, read_text, side_arena, tree_arena};
+use crate::input::{Text, read_text, tree_arena};
 use crate::{EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE};
 
 /// Where upstream `os compile` writes the compiled stack.
@@ -193,7 +193,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
     // One more arena per file, for the part read on a second thread.
     let mut sides: Vec<Arena> = read_files
         .iter()
-        .map(|t| side_arena(t.text().len()))
+        .map(|t| tree_arena(t.text().len()))
         .collect();
     let mut docs = Vec::new();
     for (doc, side) in read_files.iter().zip(sides.iter_mut()) {

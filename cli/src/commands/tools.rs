@@ -171,7 +171,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<u8> {
                 }
             };
             let arena = crate::input::tree_arena(file.text().len());
-            let mut side = crate::input::side_arena(file.text().len());
+            let mut side = crate::input::tree_arena(file.text().len());
             let document = match file.tree(&arena, &mut side) {
                 Ok(document) => document,
                 Err(err) => {

@@ -247,7 +247,7 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     // twice in one object, which `serde_json` drops. Its errors are
     // `serde_json`'s; the owned reading reports them.
     let arena = crate::input::tree_arena(text.len());
-    let mut side = crate::input::side_arena(text.len());
+    let mut side = crate::input::tree_arena(text.len());
     let diagnostics =
         match objectstack_spec::json::parse_object_on_two_threads(&text, &arena, &mut side) {
             Ok(document) => validate(document),

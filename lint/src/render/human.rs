@@ -25,9 +25,11 @@ pub fn human(
     options: &HumanOptions,
 ) -> String {
     let mut out = String::new();
-    for piece in pieces(findings, sources, options) {
-        out.push_str(&piece);
-    }
+    each_piece(findings, sources, options, |piece| {
+        out.push_str(piece);
+        Ok(())
+    })
+    .unwrap_or_default();
     out.push_str(&summary_line(&Summary::of(findings, files)));
     out.push('\n');
     out
@@ -43,12 +45,9 @@ pub fn write_human(
     options: &HumanOptions,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
-    let batch = FINDINGS_PER_PIECE * 4 * rayon::current_num_threads().max(1);
-    for findings in findings.chunks(batch) {
-        for piece in pieces(findings, sources, options) {
-            out.write_all(piece.as_bytes())?;
-        }
-    }
+    each_piece(findings, sources, options, |piece| {
+        out.write_all(piece.as_bytes())
+    })?;
     out.write_all(summary_line(&Summary::of(findings, files)).as_bytes())?;
     out.write_all(b"\n")
 }
@@ -56,27 +55,41 @@ pub fn write_human(
 /// Findings a rendering task renders.
 const FINDINGS_PER_PIECE: usize = 64;
 
-/// Each finding rendered and followed by a blank line, in order, in
-/// pieces rendered in parallel.
-fn pieces(findings: &[Finding], sources: &[SourceText<'_>], options: &HumanOptions) -> Vec<String> {
+/// Calls `each` with every finding rendered and followed by a blank line,
+/// in order, a piece of several findings at a time. The pieces of a batch
+/// are rendered in parallel, enough to keep every core busy, few enough
+/// that the text waiting to be written stays small.
+fn each_piece(
+    findings: &[Finding],
+    sources: &[SourceText<'_>],
+    options: &HumanOptions,
+    mut each: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use rayon::prelude::*;
-    findings
-        .par_chunks(FINDINGS_PER_PIECE)
-        .map(|chunk| {
-            let renderer = if options.color {
-                Renderer::styled()
-            } else {
-                Renderer::plain()
-            }
-            .decor_style(DecorStyle::Ascii);
-            let mut piece = String::new();
-            for f in chunk {
-                piece.push_str(&one(&renderer, f, sources));
-                piece.push_str("\n\n");
-            }
-            piece
-        })
-        .collect()
+    let batch = FINDINGS_PER_PIECE * 4 * rayon::current_num_threads().max(1);
+    for findings in findings.chunks(batch) {
+        let pieces: Vec<String> = findings
+            .par_chunks(FINDINGS_PER_PIECE)
+            .map(|chunk| {
+                let renderer = if options.color {
+                    Renderer::styled()
+                } else {
+                    Renderer::plain()
+                }
+                .decor_style(DecorStyle::Ascii);
+                let mut piece = String::new();
+                for f in chunk {
+                    piece.push_str(&one(&renderer, f, sources));
+                    piece.push_str("\n\n");
+                }
+                piece
+            })
+            .collect();
+        for piece in &pieces {
+            each(piece)?;
+        }
+    }
+    Ok(())
 }
 
 fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
