@@ -181,7 +181,7 @@ impl<'a> SourceIndex<'a> {
             .iter()
             .flat_map(|(_, keys)| keys.iter().copied().map(Some))
             .collect();
-        let mut spans = self.spans(ranges.into_iter()).into_iter().flatten();
+        let mut spans = self.spans(ranges.iter().copied()).into_iter().flatten();
         found
             .iter()
             .map(|(_, keys)| spans.by_ref().take(keys.len()).collect())
@@ -208,14 +208,17 @@ impl<'a> SourceIndex<'a> {
     }
 
     /// Turns byte ranges into spans, computing every position in one walk.
-    fn spans(&self, ranges: impl Iterator<Item = Option<(usize, usize)>>) -> Vec<Option<Span>> {
-        let ranges: Vec<Option<(usize, usize)>> = ranges.collect();
-        let mut starts: Vec<usize> = ranges.iter().flatten().map(|&(s, _)| s).collect();
+    /// The ranges are read twice rather than copied: a large stack locates
+    /// tens of thousands of findings.
+    fn spans(
+        &self,
+        ranges: impl Iterator<Item = Option<(usize, usize)>> + Clone,
+    ) -> Vec<Option<Span>> {
+        let mut starts: Vec<usize> = ranges.clone().flatten().map(|(s, _)| s).collect();
         starts.sort_unstable();
         starts.dedup();
         let positions = positions_of(self.text, &starts);
         ranges
-            .into_iter()
             .map(|range| {
                 let (start, end) = range?;
                 let at = starts.binary_search(&start).ok()?;
