@@ -71,6 +71,9 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
                     .collect();
                 (per_rule, cx.into_universe())
             };
+            // Put-off hits carry what they need of the stack view: it goes
+            // before the suggestion index is built.
+            drop(stack);
             // The context is gone but for the universe. The suggestions
             // put-off hits wait for are looked up now, from a suggestion
             // index built in the room the context left (with every core,
@@ -87,14 +90,14 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             drop(universe);
             // The hits put off until now are made in the room left, on
             // every core (a rule may have put off tens of thousands), and
-            // collected in the suite's order: in place (an indexed collect
-            // writes each result to its slot), not in pieces joined
-            // afterwards.
-            let mut hits: Vec<Option<Hit>> = Vec::new();
-            pending
-                .into_par_iter()
-                .map(|h| h.finish(&stack))
-                .collect_into_vec(&mut hits);
+            // collected in the suite's order: in place (each batch's
+            // results are written to their slots), not in pieces joined
+            // afterwards. Each batch is freed once its hits are made.
+            let mut hits: Vec<Option<Hit>> =
+                Vec::with_capacity(pending.iter().map(Pending::len).sum());
+            for batch in pending {
+                batch.finish_into(&mut hits);
+            }
             // `filter_map` (not `flatten`) lets the standard library reuse
             // the buffer in place: tens of thousands of hits are not held
             // twice.
@@ -140,22 +143,20 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         // large object's order is worked out once.
         // Ranking and locating read the hits independently: side by side.
         let (places, spans) = rayon::join(
-            || {
-                let mut ranker = crate::order::Ranker::default();
-                hits.iter()
-                    .map(|hit| ranker.rank(source.root, &hit.anchor))
-                    .collect::<Vec<Vec<u32>>>()
-            },
+            || Places::of(source.root, &hits),
             || {
                 source
                     .text
                     .map(|text| locate_hits(&SourceIndex::new(text), source.root, &hits))
             },
         );
+        // Each location is written without its file name for now: the
+        // names (tens of thousands of copies) are made once the spans and
+        // the places are gone.
         if let Some(spans) = spans {
             for (hit, span) in hits.iter_mut().zip(spans) {
                 hit.finding.location = span.map(|s| Location {
-                    file: source.file.to_owned(),
+                    file: String::new(),
                     line: s.line,
                     column: s.column,
                     byte_start: s.start,
@@ -171,12 +172,20 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
                 .and_then(|h| h.finding.location.as_ref())
                 .map_or(usize::MAX, |l| l.byte_start)
         };
-        let none: &[u32] = &[];
-        let place = |i: usize| places.get(i).map_or(none, Vec::as_slice);
         let mut order: Vec<usize> = (0..hits.len()).collect();
-        order.par_sort_by(|&a, &b| place(a).cmp(place(b)).then_with(|| at(a).cmp(&at(b))));
+        order.par_sort_by(|&a, &b| {
+            places
+                .get(a)
+                .cmp(places.get(b))
+                .then_with(|| at(a).cmp(&at(b)))
+        });
         drop(places);
         permute(&mut hits, order);
+        hits.par_iter_mut().for_each(|h| {
+            if let Some(location) = &mut h.finding.location {
+                source.file.clone_into(&mut location.file);
+            }
+        });
         let located = hits.into_iter().map(|h| h.finding);
         if out.is_empty() {
             out = located.collect();
@@ -185,6 +194,40 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Each hit's place in upstream's order: its anchor's ranks (see
+/// `order`), all in one buffer rather than a vector a hit.
+struct Places {
+    ranks: Vec<u32>,
+    /// Where each hit's ranks end in `ranks`.
+    ends: Vec<u32>,
+}
+
+impl Places {
+    fn of(root: &Map<'_>, hits: &[Hit]) -> Self {
+        let mut ranker = crate::order::Ranker::default();
+        let mut places = Places {
+            ranks: Vec::with_capacity(hits.len() * 6),
+            ends: Vec::with_capacity(hits.len()),
+        };
+        for hit in hits {
+            ranker.rank_into(root, &hit.anchor, &mut places.ranks);
+            places
+                .ends
+                .push(u32::try_from(places.ranks.len()).unwrap_or(u32::MAX));
+        }
+        places.ranks.shrink_to_fit();
+        places
+    }
+
+    /// Hit `i`'s place (empty when there is no such hit).
+    fn get(&self, i: usize) -> &[u32] {
+        let end_of = |i: usize| self.ends.get(i).map(|&e| e as usize);
+        let start = i.checked_sub(1).and_then(end_of).unwrap_or(0);
+        let end = end_of(i).unwrap_or(start);
+        self.ranks.get(start..end).unwrap_or_default()
+    }
 }
 
 /// Reorders `items` so that item `i` is what was at `order[i]`, by
@@ -243,7 +286,7 @@ fn locate_hits(index: &SourceIndex<'_>, root: &Map<'_>, hits: &[Hit]) -> Vec<Opt
 fn anchors(hits: &[Hit], at: &[usize]) -> Vec<JsonPath> {
     at.iter()
         .filter_map(|&i| hits.get(i))
-        .map(|h| h.anchor.clone())
+        .map(|h| h.anchor.to_path())
         .collect()
 }
 
@@ -380,7 +423,7 @@ mod tests {
             .iter()
             .map(|a| Hit {
                 source: 0,
-                anchor: a.clone(),
+                anchor: a.clone().into(),
                 anchor_key: false,
                 finding: lint(&Source {
                     file: "x",

@@ -79,6 +79,7 @@
 //!   were linted.
 #![deny(missing_docs)]
 
+mod anchor;
 pub mod baseline;
 pub mod capabilities;
 pub mod config;

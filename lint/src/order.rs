@@ -12,7 +12,8 @@ use std::collections::HashMap;
 
 use objectstack_spec::json::order::{is_array_index_key, js_order};
 use objectstack_spec::json::{Map, Value};
-use objectstack_spec::path::{JsonPath, Segment};
+
+use crate::anchor::{Anchor, Step};
 
 /// Ranks anchors, remembering the JavaScript order of each object that has
 /// integer-like keys (an object without any ranks its keys by position).
@@ -24,35 +25,33 @@ pub(crate) struct Ranker {
 }
 
 impl Ranker {
-    /// The ranks of each step of `anchor` from `root`, as far as it
-    /// resolves (a missing key ends it: such a finding is located at the
-    /// nearest ancestor, and sorts with it).
-    pub(crate) fn rank(&mut self, root: &Map<'_>, anchor: &JsonPath) -> Vec<u32> {
-        // The segments from the root, borrowed (the path is a chain of
-        // nodes from its last segment up).
-        let mut segments: Vec<&Segment> = Vec::with_capacity(8);
-        let mut at = anchor;
-        while let (Some(segment), Some(parent)) = (at.last(), at.parent()) {
-            segments.push(segment);
-            at = parent;
-        }
-        segments.reverse();
-        let mut ranks = Vec::with_capacity(segments.len());
+    /// [`Ranker::rank_into`], as a vector.
+    #[cfg(test)]
+    pub(crate) fn rank(&mut self, root: &Map<'_>, anchor: &Anchor) -> Vec<u32> {
+        let mut ranks = Vec::new();
+        self.rank_into(root, anchor, &mut ranks);
+        ranks
+    }
+
+    /// Appends to `ranks` the rank of each step of `anchor` from `root`, as
+    /// far as it resolves (a missing key ends it: such a finding is located
+    /// at the nearest ancestor, and sorts with it).
+    pub(crate) fn rank_into(&mut self, root: &Map<'_>, anchor: &Anchor, ranks: &mut Vec<u32>) {
+        let steps = anchor.steps();
         let mut value: Option<&Value<'_>> = None;
-        for segment in segments {
-            let next = match (segment, value) {
-                (Segment::Key(key), None) => self.key(root, key, &mut ranks),
-                (Segment::Key(key), Some(Value::Object(map))) => self.key(map, key, &mut ranks),
-                (Segment::Index(i), Some(Value::Array(items))) => {
-                    ranks.push(u32::try_from(*i).unwrap_or(u32::MAX));
-                    items.get(*i)
+        for step in steps {
+            let next = match (step, value) {
+                (Step::Key(key), None) => self.key(root, key, ranks),
+                (Step::Key(key), Some(Value::Object(map))) => self.key(map, key, ranks),
+                (Step::Index(i), Some(Value::Array(items))) => {
+                    ranks.push(u32::try_from(i).unwrap_or(u32::MAX));
+                    items.get(i)
                 }
                 _ => None,
             };
             let Some(next) = next else { break };
             value = Some(next);
         }
-        ranks
     }
 
     fn key<'a>(
@@ -128,6 +127,7 @@ fn js_ranks(map: &Map<'_>) -> Option<Vec<u32>> {
 mod tests {
     use super::*;
     use objectstack_spec::json::{Arena, parse_document};
+    use objectstack_spec::path::JsonPath;
 
     fn ranks(text: &str, paths: &[JsonPath]) -> Vec<Vec<u32>> {
         let arena = Arena::new();
@@ -135,7 +135,10 @@ mod tests {
             panic!("{text}");
         };
         let mut ranker = Ranker::default();
-        paths.iter().map(|p| ranker.rank(root, p)).collect()
+        paths
+            .iter()
+            .map(|p| ranker.rank(root, &p.clone().into()))
+            .collect()
     }
 
     #[test]
@@ -182,9 +185,9 @@ mod tests {
         let Ok(root) = parse_document(text.as_bytes(), &arena) else {
             panic!("{text}");
         };
-        assert_eq!(ranker.rank(root, &JsonPath::root().key("21")), [0]);
-        assert_eq!(ranker.rank(root, &JsonPath::root().key("k0")), [20]);
-        assert_eq!(ranker.rank(root, &JsonPath::root().key("end")), [40]);
+        assert_eq!(ranker.rank(root, &JsonPath::root().key("21").into()), [0]);
+        assert_eq!(ranker.rank(root, &JsonPath::root().key("k0").into()), [20]);
+        assert_eq!(ranker.rank(root, &JsonPath::root().key("end").into()), [40]);
     }
 
     #[test]

@@ -9,6 +9,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
+
 /// A fast hasher for names from the document.
 pub(crate) type FastHash = foldhash::fast::RandomState;
 
@@ -16,10 +18,10 @@ use objectstack_spec::materialise::refine::{
     self, ActionAt, RecordSkip, Refinement, Reserved, Superseded,
 };
 use objectstack_spec::materialise::{ConfirmationReason, materialises, needs_confirmation};
-use objectstack_spec::path::JsonPath;
 
+use crate::anchor::Anchor;
 use crate::finding::{Finding, Severity, Text};
-use crate::stack::{ActionEntry, Stack};
+use crate::stack::{ActionEntry, Entry, Stack};
 use crate::universe::{Universe, nearest};
 
 /// A lint rule.
@@ -100,46 +102,60 @@ pub(crate) struct Hit {
     /// Index of the source document.
     pub(crate) source: usize,
     /// Raw path of the value to point at (located later).
-    pub(crate) anchor: JsonPath,
+    pub(crate) anchor: Anchor,
     /// Point at the key of the anchor's last segment, not its value.
     pub(crate) anchor_key: bool,
     /// The finding (severity is the rule's default until configured).
     pub(crate) finding: Finding,
 }
 
-/// A hit as a rule reports it: finished, or [`Later`].
+/// Hits as a rule reports them: one finished, or a batch [`Later`].
 #[derive(Debug)]
 pub(crate) enum Pending<'a> {
-    /// A finished hit (boxed: most rules report few, and a `Later` is a
+    /// A finished hit (boxed: most rules report few, and a batch is a
     /// fraction of a `Hit`'s size).
     Done(Box<Hit>),
-    /// A hit to finish once every rule has run.
-    Later(Later<'a>),
+    /// Hits to finish once every rule has run, in order. A rule that puts
+    /// hits off reports them a batch at a time (a parallel task's worth),
+    /// so that each batch is freed as soon as its hits are made, into the
+    /// room the findings then take.
+    Later(Vec<Later<'a>>),
 }
 
 impl Pending<'_> {
-    /// The finished hit, building it from the stack if it was put off;
-    /// `None` only if the entry it names is not in the stack.
-    pub(crate) fn finish(self, stack: &Stack<'_>) -> Option<Hit> {
+    /// How many hits it stands for.
+    pub(crate) fn len(&self) -> usize {
         match self {
-            Pending::Done(hit) => Some(*hit),
-            Pending::Later(later) => (later.finish)(stack, later),
+            Pending::Done(_) => 1,
+            Pending::Later(batch) => batch.len(),
         }
     }
 
-    /// Whether it waits for a suggestion ([`Pending::suggest`]).
-    pub(crate) fn wants_suggestion(&self) -> bool {
-        matches!(self, Pending::Later(later) if later.suggests)
+    /// Appends the finished hits to `out`, in order, making those put off
+    /// on every core (`None` for one that cannot be made).
+    pub(crate) fn finish_into(self, out: &mut Vec<Option<Hit>>) {
+        match self {
+            Pending::Done(hit) => out.push(Some(*hit)),
+            Pending::Later(batch) => out.par_extend(batch.into_par_iter().map(Later::finish)),
+        }
     }
 
-    /// Looks up the suggestion a put-off hit waits for, from the universe
-    /// of tool names, and keeps it as the hit's detail.
+    /// Whether a hit waits for a suggestion ([`Pending::suggest`]).
+    pub(crate) fn wants_suggestion(&self) -> bool {
+        matches!(self, Pending::Later(batch) if batch.iter().any(|later| later.suggests))
+    }
+
+    /// Looks up the suggestions put-off hits wait for, from the universe
+    /// of tool names, on every core, and keeps each as its hit's detail.
     pub(crate) fn suggest(&mut self, universe: &Universe) {
-        if let Pending::Later(later) = self
-            && later.suggests
-        {
-            later.detail = universe.suggest(later.name).map(Box::from);
-            later.suggests = false;
+        if let Pending::Later(batch) = self {
+            batch
+                .par_iter_mut()
+                .filter(|later| later.suggests)
+                .for_each(|later| {
+                    later.detail = universe.suggest(later.name).map(Box::from);
+                    later.suggests = false;
+                });
         }
     }
 }
@@ -154,10 +170,11 @@ impl Pending<'_> {
 /// suggestions up, and drops it before any hit is made.
 #[derive(Debug)]
 pub(crate) struct Later<'a> {
-    /// Index of the entry in the stack collection the rule reads.
-    pub(crate) entry: usize,
+    /// The entry the offending value is under (a copy: the stack view is
+    /// dropped before put-off hits are made).
+    pub(crate) entry: Entry<'a>,
     /// Position of the offending value under the entry.
-    pub(crate) at: usize,
+    pub(crate) at: u32,
     /// The offending name, borrowed from the document.
     pub(crate) name: &'a str,
     /// What the rule found, in its own terms.
@@ -168,14 +185,21 @@ pub(crate) struct Later<'a> {
     /// `detail` (see [`Pending::suggest`]).
     pub(crate) suggests: bool,
     /// Makes the hit.
-    pub(crate) finish: fn(&Stack<'_>, Later<'_>) -> Option<Hit>,
+    pub(crate) finish: fn(Later<'_>) -> Option<Hit>,
+}
+
+impl Later<'_> {
+    /// The finished hit; `None` if it cannot be made.
+    fn finish(self) -> Option<Hit> {
+        (self.finish)(self)
+    }
 }
 
 /// The parts of a finding a rule fills in.
 pub(crate) struct Report<'r> {
     pub(crate) rule: &'r Rule,
     pub(crate) source: usize,
-    pub(crate) anchor: JsonPath,
+    pub(crate) anchor: Anchor,
     pub(crate) where_: String,
     pub(crate) path: String,
     pub(crate) message: Text,

@@ -13,6 +13,8 @@
 //! the author must edit.
 
 use objectstack_spec::collection::{Origin, Record, records};
+
+use crate::anchor::{Anchor, Step};
 use objectstack_spec::json::Arena;
 use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
@@ -136,6 +138,18 @@ impl<'a> Entry<'a> {
                 .key(self.collection.key()),
         };
         raw_child(&base, self.record.raw_segment())
+    }
+
+    /// The raw path of item `item` of the list at `key` under this record,
+    /// without an allocation for a record of an array at the top of its
+    /// document (see [`Anchor`]).
+    pub(crate) fn item_anchor(&self, key: &'static str, item: usize) -> Anchor {
+        match (&self.owner, self.record.origin) {
+            (None, Origin::Array { raw_index, .. }) => {
+                Anchor::item(self.collection.top(), raw_index as usize, key, item)
+            }
+            _ => self.raw().key(key).index(item).into(),
+        }
     }
 
     /// Lenient and raw paths of a key under this record.
@@ -302,17 +316,17 @@ impl<'a> Stack<'a> {
 }
 
 /// The value at a raw path of a document.
-pub(crate) fn lookup<'a>(root: &'a Map<'a>, raw: &JsonPath) -> Option<&'a Value<'a>> {
-    let segments = raw.segment_refs();
-    let mut segments = segments.into_iter();
-    let mut value = match segments.next()? {
-        Segment::Key(k) => root.get(k)?,
-        Segment::Index(_) => return None,
+pub(crate) fn lookup<'a>(root: &'a Map<'a>, raw: &Anchor) -> Option<&'a Value<'a>> {
+    let steps = raw.steps();
+    let mut steps = steps.into_iter();
+    let mut value = match steps.next()? {
+        Step::Key(k) => root.get(k)?,
+        Step::Index(_) => return None,
     };
-    for segment in segments {
-        value = match (segment, value) {
-            (Segment::Key(k), Value::Object(m)) => m.get(k)?,
-            (Segment::Index(i), Value::Array(a)) => a.get(*i)?,
+    for step in steps {
+        value = match (step, value) {
+            (Step::Key(k), Value::Object(m)) => m.get(k)?,
+            (Step::Index(i), Value::Array(a)) => a.get(i)?,
             _ => return None,
         };
     }

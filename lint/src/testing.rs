@@ -28,8 +28,9 @@ pub(crate) fn check_rule(rule: &Rule, root: &Map<'_>) -> Vec<Finding> {
         hit.suggest(&universe);
     }
     drop(universe);
-    hits.into_iter()
-        .filter_map(|h| h.finish(&stack))
-        .map(|h| h.finding)
-        .collect()
+    let mut finished = Vec::new();
+    for hit in hits {
+        hit.finish_into(&mut finished);
+    }
+    finished.into_iter().flatten().map(|h| h.finding).collect()
 }

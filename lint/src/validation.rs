@@ -81,7 +81,7 @@ fn hit(source: usize, root: &Map<'_>, d: Diagnostic) -> Hit {
             suggestion: None,
             location: None,
         },
-        anchor: d.path,
+        anchor: d.path.into(),
     }
 }
 
@@ -95,7 +95,7 @@ fn where_of(root: &Map<'_>, path: &JsonPath) -> String {
     if noun == "object" && key_of(segments.get(2)) == "actions" {
         let object = crate::stack::lookup(
             root,
-            &JsonPath::from(segments.get(..2).unwrap_or_default().to_vec()),
+            &JsonPath::from(segments.get(..2).unwrap_or_default().to_vec()).into(),
         );
         let actions = object.and_then(|o| o.get("actions"));
         if let Some((_, action)) = record_label(actions, &segments, 2) {

@@ -69,7 +69,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
                 Report {
                     rule: &RULE,
                     source: agent.source(),
-                    anchor: raw.index(j),
+                    anchor: raw.index(j).into(),
                     where_: format!("agent \"{agent_name}\" \u{b7} skills"),
                     path: path.index(j).to_string(),
                     message: message.into(),

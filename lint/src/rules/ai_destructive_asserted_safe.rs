@@ -67,7 +67,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             Report {
                 rule: &RULE,
                 source: action.entry.source(),
-                anchor: raw.key("requiresConfirmation"),
+                anchor: raw.key("requiresConfirmation").into(),
                 where_: action.where_text(),
                 path: path.key("requiresConfirmation").to_string(),
                 message: format!(

@@ -70,7 +70,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             Report {
                 rule: &RULE,
                 source: action.entry.source(),
-                anchor: raw,
+                anchor: raw.into(),
                 where_: action.where_text(),
                 path: action.entry.path().to_string(),
                 message: format!(

@@ -89,7 +89,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
                 Report {
                     rule: &RULE,
                     source: skill.source(),
-                    anchor: raw.index(j),
+                    anchor: raw.index(j).into(),
                     where_: format!("skill \"{skill_name}\" \u{b7} tools"),
                     path: path.index(j).to_string(),
                     message: format!(

@@ -126,7 +126,7 @@ fn superseded_in<'a>(
             Report {
                 rule: &RULE,
                 source: skill.source(),
-                anchor: raw.index(j),
+                anchor: raw.index(j).into(),
                 where_: format!("skill \"{skill_name}\" \u{b7} tools"),
                 path: path.index(j).to_string(),
                 message: format!(

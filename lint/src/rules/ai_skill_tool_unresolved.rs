@@ -10,7 +10,7 @@ use std::fmt;
 
 use crate::finding::{Parts, Severity, Text, WriteText};
 use crate::rule::{Context, Hit, Later, Pending, Report, declare_rule};
-use crate::stack::{Entry, Stack};
+use crate::stack::Entry;
 
 declare_rule! {
     /// A skill's `tools[]` names a tool that no tool record, platform tool or
@@ -131,15 +131,18 @@ fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
             unresolved(cx, first, skills)
         })
         .collect();
-    let per_chunk: Vec<Vec<Pending<'a>>> = misses
+    // A batch of put-off hits per task (see `Pending::Later`).
+    let batches: Vec<Vec<Later<'a>>> = misses
         .par_iter()
-        .map(|misses| misses.iter().map(|m| pending(cx, m)).collect())
+        .map(|misses| misses.iter().filter_map(|m| later(cx, m)).collect())
         .collect();
     drop(misses);
-    out.reserve(per_chunk.iter().map(Vec::len).sum());
-    for hits in per_chunk {
-        out.extend(hits);
-    }
+    out.extend(
+        batches
+            .into_iter()
+            .filter(|batch| !batch.is_empty())
+            .map(Pending::Later),
+    );
 }
 
 /// Skills checked by one parallel task.
@@ -218,15 +221,17 @@ fn unresolved<'a>(cx: &Context<'_, 'a>, first: usize, skills: &[Entry<'a>]) -> V
 const SKILLS_PER_LOOKUP: usize = 32;
 
 /// Classifies a reference that does not resolve, as a hit to finish later.
-fn pending<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Pending<'a> {
+fn later<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Option<Later<'a>> {
+    let entry = cx.stack.skills.get(miss.skill)?.clone();
+    let at = u32::try_from(miss.at).ok()?;
     let (code, detail) = match classify(cx, miss.reference) {
         Kind::Wildcard(_) => (WILDCARD, None),
         Kind::Unexposed(_, reason) => (UNEXPOSED, Some(reason.into_boxed_str())),
         Kind::Fictional(_) => (FICTIONAL, None),
     };
-    Pending::Later(Later {
-        entry: miss.skill,
-        at: miss.at,
+    Some(Later {
+        entry,
+        at,
         name: miss.reference,
         code,
         detail,
@@ -237,8 +242,9 @@ fn pending<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Pending<'a> {
 
 /// Makes the finding of a reference [`check`] put off (a fictional one's
 /// suggestion, if any, is its detail by now).
-fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
-    let skill = stack.skills.get(later.entry)?;
+fn finish(later: Later<'_>) -> Option<Hit> {
+    let skill = &later.entry;
+    let at = later.at as usize;
     let reference = later.name;
     let kind = match later.code {
         WILDCARD => Kind::Wildcard(reference.strip_suffix('*').unwrap_or(reference)),
@@ -250,13 +256,13 @@ fn finish(stack: &Stack<'_>, later: Later<'_>) -> Option<Hit> {
     };
     let skill_name = skill.label();
     let (message, hint) = kind.texts(&skill_name, reference);
-    let (path, raw) = skill.key("tools");
+    let path = skill.path().key("tools");
     let report = Report {
         rule: &RULE,
         source: skill.source(),
-        anchor: raw.index(later.at),
+        anchor: skill.item_anchor("tools", at),
         where_: format!("skill \"{skill_name}\" \u{b7} tools"),
-        path: path.index(later.at).to_string(),
+        path: path.index(at).to_string(),
         message,
         hint,
         reference: Some(reference.to_owned()),

@@ -80,7 +80,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
                 Report {
                     rule: &RULE,
                     source: tool.source(),
-                    anchor,
+                    anchor: anchor.into(),
                     where_: tool_where(tool),
                     path: path.to_string(),
                     message: format!(
@@ -108,7 +108,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             Report {
                 rule: &RULE,
                 source: tool.source(),
-                anchor: raw.key("name"),
+                anchor: raw.key("name").into(),
                 where_: format!("{} \u{b7} binding", tool_where(tool)),
                 path: path.key("name").to_string(),
                 message: format!(

@@ -180,7 +180,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             Report {
                 rule: &RULE,
                 source: tool.source(),
-                anchor: raw,
+                anchor: raw.into(),
                 where_: format!("{} \u{b7} binding", tool_where(tool)),
                 path: path.to_string(),
                 message: p.message,

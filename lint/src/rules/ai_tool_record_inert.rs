@@ -66,7 +66,7 @@ fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
             Report {
                 rule: &RULE,
                 source: tool.source(),
-                anchor,
+                anchor: anchor.into(),
                 where_: tool_where(tool),
                 path: tool.path().to_string(),
                 message: format!(
