@@ -216,9 +216,9 @@ impl Report<'_> {
 
     /// Turns it into a [`Hit`].
     pub(crate) fn into_hit(self) -> Hit {
-        // `format!` reserves about twice its literal text, and a large
-        // stack can have tens of thousands of findings: keep only what the
-        // text needs.
+        // `format!` reserves about twice its literal text (and a path's
+        // `to_string` doubles as it writes), and a large stack can have
+        // tens of thousands of findings: keep only what the text needs.
         let tight = |mut s: String| {
             s.shrink_to_fit();
             s
@@ -231,7 +231,7 @@ impl Report<'_> {
                 rule: self.rule.id.to_owned(),
                 severity: self.rule.default_severity,
                 where_: tight(self.where_),
-                path: self.path,
+                path: tight(self.path),
                 message: self.message,
                 hint: self.hint,
                 reference: self.reference,
