@@ -376,6 +376,81 @@ mod tests {
         objectstack_spec::json::parse_object(text, arena).unwrap()
     }
 
+    /// Put-off hits come in batches, one per task of skills; an anchor
+    /// keeps a record's raw index, which skips what is not a record.
+    #[test]
+    fn put_off_hits_of_many_batches_are_in_document_order_and_located() {
+        let mut skills = Vec::new();
+        let mut expected = Vec::new();
+        for i in 0..1300 {
+            if i % 7 == 3 {
+                // Not a record: lenient indices skip it, raw ones do not.
+                skills.push(json!(null));
+            }
+            let lenient = expected.len() / 2;
+            skills.push(json!({"name": format!("s{i}"), "tools": ["query_data", format!("ghost_{i}"), "nope_*"]}));
+            expected.push((
+                format!("skills[{lenient}].tools[1]"),
+                format!("\"ghost_{i}\""),
+            ));
+            expected.push((
+                format!("skills[{lenient}].tools[2]"),
+                "\"nope_*\"".to_owned(),
+            ));
+        }
+        let text = serde_json::to_string_pretty(&json!({"skills": skills})).unwrap();
+        let arena = objectstack_spec::json::Arena::new();
+        let root = object(&text, &arena);
+        let findings: Vec<Finding> = lint(&Source {
+            file: "many.json",
+            text: Some(&text),
+            root,
+        })
+        .into_iter()
+        .filter(|f| f.rule == "ai-skill-tool-unresolved")
+        .collect();
+        assert_eq!(findings.len(), expected.len());
+        for (finding, (path, quoted)) in findings.iter().zip(&expected) {
+            assert_eq!(&finding.path, path);
+            let location = finding.location.as_ref().unwrap();
+            assert_eq!(location.file, "many.json");
+            assert_eq!(
+                &text[location.byte_start..location.byte_end],
+                quoted,
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn put_off_hits_of_a_map_shaped_collection_are_located() {
+        let text = r#"{"skills": {"b": {"tools": ["ghost"]}, "7": {"name": "seven", "tools": ["x", "phantom"]}}}"#;
+        let arena = objectstack_spec::json::Arena::new();
+        let root = object(text, &arena);
+        let findings = lint(&Source {
+            file: "map.json",
+            text: Some(text),
+            root,
+        });
+        let located: Vec<(&str, &str)> = findings
+            .iter()
+            .filter(|f| f.rule == "ai-skill-tool-unresolved")
+            .map(|f| {
+                let l = f.location.as_ref().unwrap();
+                (f.path.as_str(), &text[l.byte_start..l.byte_end])
+            })
+            .collect();
+        // JavaScript's key order: the integer-like key first.
+        assert_eq!(
+            located,
+            [
+                ("skills[0].tools[0]", "\"x\""),
+                ("skills[0].tools[1]", "\"phantom\""),
+                ("skills[1].tools[0]", "\"ghost\"")
+            ]
+        );
+    }
+
     #[test]
     fn locations_fall_back_to_the_parent() {
         let text = "{\n  \"tools\": [\n    {\"label\": \"x\"}\n  ]\n}";
