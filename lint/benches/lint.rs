@@ -209,55 +209,36 @@ fn render_formats(c: &mut Criterion) {
 /// The checks on a parsed 100,000-reference stack at 0.5 % misses: the
 /// `spec` validation on its own (what `validate` runs, and what `lint`
 /// runs beside its rules), and the whole lint (rules, validation and
-/// locating the findings).
+/// locating the findings); and the whole lint at 5 % misses, whose 5,000
+/// unresolved references are put off, suggested, made a batch at a time
+/// and located (the path the 1M-reference stack's peak memory comes from).
 fn check(c: &mut Criterion) {
-    let json = generate(&config(100_000, 0.5));
-    let arena = objectstack_spec::json::Arena::new();
-    let Ok(root) = objectstack_spec::json::parse_document(json.as_bytes(), &arena) else {
-        return;
-    };
     let mut group = c.benchmark_group("check");
-    group.throughput(Throughput::Bytes(json.len() as u64));
-    group.bench_function("validate_100k", |b| {
-        b.iter(|| objectstack_spec::validate::validate(black_box(root)).len())
-    });
-    group.bench_function("lint_100k", |b| {
-        b.iter(|| {
-            lint(&Source {
-                file: "stack.json",
-                text: Some(&json),
-                root,
+    for (name, misses, validate) in [("100k", 0.5, true), ("100k_5pct", 5.0, false)] {
+        let json = generate(&config(100_000, misses));
+        let arena = objectstack_spec::json::Arena::new();
+        let Ok(root) = objectstack_spec::json::parse_document(json.as_bytes(), &arena) else {
+            return;
+        };
+        group.throughput(Throughput::Bytes(json.len() as u64));
+        if validate {
+            group.bench_function(format!("validate_{name}"), |b| {
+                b.iter(|| objectstack_spec::validate::validate(black_box(root)).len())
+            });
+        }
+        group.bench_function(format!("lint_{name}"), |b| {
+            b.iter(|| {
+                lint(&Source {
+                    file: "stack.json",
+                    text: Some(&json),
+                    root,
+                })
+                .len()
             })
-            .len()
-        })
-    });
+        });
+    }
     group.finish();
-    many_findings(c);
     superseded(c);
-}
-
-/// The whole lint of a 100,000-reference stack at 5 % misses: 5,000
-/// unresolved references put off, suggested, made a batch at a time and
-/// located (the path the 1M-reference stack's peak memory comes from).
-fn many_findings(c: &mut Criterion) {
-    let json = generate(&config(100_000, 5.0));
-    let arena = objectstack_spec::json::Arena::new();
-    let Ok(root) = objectstack_spec::json::parse_document(json.as_bytes(), &arena) else {
-        return;
-    };
-    let mut group = c.benchmark_group("check");
-    group.throughput(Throughput::Bytes(json.len() as u64));
-    group.bench_function("lint_100k_5pct", |b| {
-        b.iter(|| {
-            lint(&Source {
-                file: "stack.json",
-                text: Some(&json),
-                root,
-            })
-            .len()
-        })
-    });
-    group.finish();
 }
 
 /// The lint of a stack whose 10,000 skills each name a raw action tool

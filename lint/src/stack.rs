@@ -13,12 +13,12 @@
 //! the author must edit.
 
 use objectstack_spec::collection::{Origin, Record, records};
-
-use crate::anchor::{Anchor, Step};
 use objectstack_spec::json::Arena;
 use objectstack_spec::json::{Map, Value};
 use objectstack_spec::path::{JsonPath, Segment};
 use std::sync::{Arc, OnceLock};
+
+use crate::anchor::{Anchor, Step};
 
 /// One record of a collection, with its provenance.
 ///

@@ -223,6 +223,8 @@ const SKILLS_PER_LOOKUP: usize = 32;
 /// Classifies a reference that does not resolve, as a hit to finish later.
 fn later<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Option<Later<'a>> {
     let entry = cx.stack.skills.get(miss.skill)?.clone();
+    // 32 bits: a `Later` is kept per miss, and a `tools` list of four
+    // billion entries cannot be parsed into memory in the first place.
     let at = u32::try_from(miss.at).ok()?;
     let (code, detail) = match classify(cx, miss.reference) {
         Kind::Wildcard(_) => (WILDCARD, None),
