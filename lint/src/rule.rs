@@ -353,9 +353,19 @@ impl<'s, 'a> Context<'s, 'a> {
                     .map(|n| (objectstack_registry::ACTION_PREFIX, n)),
             );
         let universe = Universe::from_parts(names, capacity);
-        drop(materialised);
         let superseded = Superseded::of(stack.tools.iter().map(|t| t.fields()));
-        let refinements = judge_records(stack);
+        // The actions records bind are looked up in the name index just
+        // built, not found by reading every action again.
+        let bound_action = BoundAction {
+            stack,
+            first_last: &first_last,
+            next_same_name: &next_same_name,
+            materialised: &materialised,
+            chosen: Default::default(),
+        };
+        let refinements = judge(stack, Some(&|name| bound_action.get(name)));
+        drop(bound_action);
+        drop(materialised);
         Context {
             stack,
             universe,
@@ -467,6 +477,58 @@ impl<'s, 'a> Context<'s, 'a> {
 /// The predicate's answer for every tool record
 /// ([`refine::judge_all`]), over the composed collections.
 pub(crate) fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>> {
+    judge(stack, None)
+}
+
+/// The action a record binding a name binds, found through
+/// [`Context`]'s index of actions by name: the first action of the name
+/// that materialises, else the first of the name. Each name's answer is
+/// kept, so that many records binding one much repeated name walk its
+/// actions once.
+struct BoundAction<'c, 's, 'a> {
+    stack: &'s Stack<'a>,
+    first_last: &'c HashMap<&'s str, (u32, u32), FastHash>,
+    next_same_name: &'c [u32],
+    materialised: &'c [bool],
+    /// The answer by the name's first action.
+    chosen: std::cell::RefCell<HashMap<u32, u32, FastHash>>,
+}
+
+impl<'a> BoundAction<'_, '_, 'a> {
+    fn get(&self, name: &str) -> Option<ActionAt<'a>> {
+        let &(first, _) = self.first_last.get(name)?;
+        let chosen = self.chosen.borrow().get(&first).copied();
+        let chosen = match chosen {
+            Some(i) => i,
+            None => {
+                let mut at = first;
+                let i = loop {
+                    if self.materialised.get(at as usize) == Some(&true) {
+                        break at;
+                    }
+                    match self.next_same_name.get(at as usize) {
+                        Some(&next) if next != NO_ACTION => at = next,
+                        _ => break first,
+                    }
+                };
+                self.chosen.borrow_mut().insert(first, i);
+                i
+            }
+        };
+        let action = self.stack.actions.get(chosen as usize)?;
+        Some(ActionAt {
+            action: action.entry.fields(),
+            owner: action.owner(),
+        })
+    }
+}
+
+/// [`judge_records`], with the bound actions looked up by `bound_action`
+/// when given, else found by reading the actions.
+fn judge<'a>(
+    stack: &Stack<'a>,
+    bound_action: Option<refine::FindAction<'_, 'a>>,
+) -> Vec<refine::Judgement<'a>> {
     // Map-shaped `params` of bound actions are read into this arena while
     // the surfaces are judged; the judgements borrow only the records.
     let arena = objectstack_spec::json::Arena::new();
@@ -477,17 +539,28 @@ pub(crate) fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>>
     });
     let objects: Vec<_> = stack.objects.iter().map(|o| o.record).collect();
     let flows: HashSet<&str, FastHash> = stack.flows.iter().filter_map(|f| f.name()).collect();
-    refine::judge_all(
-        &tools,
-        actions,
-        &objects,
-        &|f| flows.contains(f),
-        &arena,
-        Reserved {
-            platform: &objectstack_registry::owner,
-            family_prefixes: objectstack_registry::FAMILY_PREFIXES,
-        },
-    )
+    let reserved = Reserved {
+        platform: &objectstack_registry::owner,
+        family_prefixes: objectstack_registry::FAMILY_PREFIXES,
+    };
+    match bound_action {
+        Some(bound_action) => refine::judge_each(
+            &tools,
+            bound_action,
+            &objects,
+            &|f| flows.contains(f),
+            &arena,
+            reserved,
+        ),
+        None => refine::judge_all(
+            &tools,
+            actions,
+            &objects,
+            &|f| flows.contains(f),
+            &arena,
+            reserved,
+        ),
+    }
 }
 
 fn index<'n>(names: impl Iterator<Item = &'n str>) -> Universe {
@@ -498,6 +571,74 @@ fn index<'n>(names: impl Iterator<Item = &'n str>) -> Universe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The context judges records looking actions up by name; that must
+    /// bind the same action `refine::judge_all` finds by reading them all:
+    /// the first of a name that materialises, else the first.
+    #[test]
+    fn records_judged_through_the_name_index_as_by_reading_every_action() {
+        let exposed = |desc: &str| serde_json::json!({"exposed": true, "description": desc});
+        let mut docs = vec![crate::testing::doc(serde_json::json!({
+            "actions": [
+                // A name whose first action does not materialise.
+                {"name": "close", "type": "script", "target": "a"},
+                {"name": "close", "type": "script", "target": "b", "mode": "delete",
+                 "ai": exposed("Close it for good, with its history.")},
+                {"name": "close", "type": "script", "target": "c", "ai": exposed("Close it.")},
+                // A name none of whose actions materialises.
+                {"name": "hidden", "type": "script", "target": "d"},
+                {"name": "hidden", "type": "script", "target": "e", "mode": "delete"},
+                {"name": "", "type": "script", "target": "f", "ai": exposed("No name.")}
+            ],
+            "objects": [{"name": "ticket", "actions": [
+                {"name": "close", "type": "script", "target": "g", "ai": exposed("Close one.")},
+                {"name": "reopen", "type": "script", "target": "h", "ai": exposed("Reopen one.")}
+            ]}],
+            "flows": [{"name": "renew"}],
+            "tools": [
+                {"name": "t1", "binding": {"type": "action", "name": "close"},
+                 "requiresConfirmation": false,
+                 "parameters": {"type": "object", "properties": {"recordId": {"type": "string"}}}},
+                {"name": "t2", "binding": {"type": "action", "name": "hidden"}},
+                {"name": "t3", "binding": {"type": "action", "name": "reopen"},
+                 "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                {"name": "t4", "binding": {"type": "action", "name": "missing"}},
+                {"name": "t5", "binding": {"type": "flow", "name": "renew"}},
+                {"name": "t6", "binding": {"type": "action", "name": ""}},
+                {"name": "t7", "binding": {"type": "action", "name": "close"}},
+                {"name": "t8"}
+            ]
+        }))];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lint");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        files.sort();
+        for file in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "json"))
+        {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            if let Ok(serde_json::Value::Object(m)) = serde_json::from_str(&text) {
+                docs.push(crate::testing::doc(serde_json::Value::Object(m)));
+            }
+        }
+        assert!(
+            docs.len() > 10,
+            "the fixtures are read from {}",
+            dir.display()
+        );
+        let mut bound = 0;
+        for d in docs {
+            let arena = objectstack_spec::json::Arena::new();
+            let stack = Stack::new(&[d], &arena);
+            let cx = Context::new(&stack);
+            let read = judge_records(&stack);
+            assert_eq!(format!("{:?}", cx.refinements), format!("{read:?}"));
+            bound += read.iter().filter(|j| matches!(j, Ok(Some(_)))).count();
+        }
+        assert!(bound > 5, "{bound} records were judged to refine a tool");
+    }
 
     #[test]
     fn indexed_nearest_equals_the_plain_scan() {

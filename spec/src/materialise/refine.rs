@@ -451,8 +451,9 @@ pub type Judgement<'a> = Result<Option<Refinement<'a>>, RecordSkip>;
 
 /// [`judge`] for every record of a stack (or of several composed). The
 /// action a record binds is the first of its name in `actions` (read once,
-/// in order) that materialises, else the first of its name; `flows` says whether a flow
-/// is declared. Map-shaped `params` build their records in `arena`.
+/// in order) that materialises, else the first of its name; `flows` says
+/// whether a flow is declared. Map-shaped `params` build their records in
+/// `arena`.
 pub fn judge_all<'a, 'b>(
     tools: &[&'a Map<'a>],
     actions: impl IntoIterator<Item = ActionAt<'b>>,
@@ -464,7 +465,6 @@ pub fn judge_all<'a, 'b>(
     if tools.iter().all(|t| binding(t).is_none()) {
         return vec![Ok(None); tools.len()];
     }
-    let index = std::cell::OnceCell::new();
     // Only the actions a record binds are ever looked up, and a stack's
     // records bind a fraction of its actions: only those are indexed.
     let bound: std::collections::HashSet<&str, foldhash::fast::RandomState> = tools
@@ -491,11 +491,41 @@ pub fn judge_all<'a, 'b>(
             }
         }
     }
+    judge_each(
+        tools,
+        &|name| by_name.get(name).copied(),
+        objects,
+        flows,
+        arena,
+        reserved,
+    )
+}
+
+/// How [`judge_each`] finds the action a record binds by name.
+pub type FindAction<'f, 'b> = &'f dyn Fn(&str) -> Option<ActionAt<'b>>;
+
+/// [`judge_all`] for a caller that has its actions indexed by name
+/// already: `bound_action(name)` is the action a record binding `name`
+/// binds (the first action of that name that materialises, else the first
+/// of that name, else `None`). It is asked once per record that binds an
+/// action, and never for a name that is empty.
+pub fn judge_each<'a, 'b>(
+    tools: &[&'a Map<'a>],
+    bound_action: FindAction<'_, 'b>,
+    objects: &[crate::collection::Record<'_>],
+    flows: &dyn Fn(&str) -> bool,
+    arena: &crate::json::Arena,
+    reserved: Reserved<'_>,
+) -> Vec<Judgement<'a>> {
+    if tools.iter().all(|t| binding(t).is_none()) {
+        return vec![Ok(None); tools.len()];
+    }
+    let index = std::cell::OnceCell::new();
     tools
         .iter()
         .map(|record| {
             let bound = match binding(record) {
-                Some(Ok(Binding::Action(name))) => by_name.get(name).copied(),
+                Some(Ok(Binding::Action(name))) => bound_action(name),
                 _ => None,
             };
             // Only a record's `parameters` are compared with the action's
