@@ -87,7 +87,7 @@ impl BaselineEntry {
             None => inner_path(&finding.where_, &finding.path),
         };
         BaselineEntry {
-            rule: finding.rule.clone(),
+            rule: finding.rule.to_string(),
             file: finding.file().to_owned(),
             where_: finding.where_.clone(),
             reference: finding.reference.clone(),
@@ -100,7 +100,7 @@ impl BaselineEntry {
     /// The positional key of a finding, as a version-1 baseline has it.
     fn positional(finding: &Finding) -> Self {
         BaselineEntry {
-            rule: finding.rule.clone(),
+            rule: finding.rule.to_string(),
             file: finding.file().to_owned(),
             where_: String::new(),
             reference: finding.reference.clone(),

@@ -249,7 +249,7 @@ mod tests {
 
     fn finding(rule: &str, severity: Severity) -> Finding {
         Finding {
-            rule: rule.into(),
+            rule: rule.to_owned().into(),
             severity,
             where_: String::new(),
             path: String::new(),
@@ -300,7 +300,7 @@ mod tests {
         c.set(INERT, Level::Allow).unwrap();
         c.set(SHADOWS, Level::Warn).unwrap();
         let out = c.apply(all());
-        let got: Vec<_> = out.iter().map(|f| (f.rule.as_str(), f.severity)).collect();
+        let got: Vec<_> = out.iter().map(|f| (f.rule.as_ref(), f.severity)).collect();
         assert_eq!(
             got,
             [(UNRESOLVED, Severity::Error), (SHADOWS, Severity::Warning)]

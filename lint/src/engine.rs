@@ -1,6 +1,8 @@
 //! Running the suite: build the stack view once, run every rule, add the
 //! `spec` validation diagnostics, and locate each finding in its source.
 
+use std::sync::Arc;
+
 use objectstack_spec::json::Map;
 use objectstack_spec::path::JsonPath;
 use objectstack_spec::source::{SourceIndex, Span};
@@ -150,13 +152,12 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
                     .map(|text| locate_hits(&SourceIndex::new(text), source.root, &hits))
             },
         );
-        // Each location is written without its file name for now: the
-        // names (tens of thousands of copies) are made once the spans and
-        // the places are gone.
+        // Every location of a source shares one copy of its file name.
         if let Some(spans) = spans {
+            let file: Arc<str> = Arc::from(source.file);
             for (hit, span) in hits.iter_mut().zip(spans) {
                 hit.finding.location = span.map(|s| Location {
-                    file: String::new(),
+                    file: Arc::clone(&file),
                     line: s.line,
                     column: s.column,
                     byte_start: s.start,
@@ -181,11 +182,6 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         });
         drop(places);
         permute(&mut hits, order);
-        hits.par_iter_mut().for_each(|h| {
-            if let Some(location) = &mut h.finding.location {
-                source.file.clone_into(&mut location.file);
-            }
-        });
         let located = hits.into_iter().map(|h| h.finding);
         if out.is_empty() {
             out = located.collect();
@@ -410,10 +406,13 @@ mod tests {
         .filter(|f| f.rule == "ai-skill-tool-unresolved")
         .collect();
         assert_eq!(findings.len(), expected.len());
+        // Tens of thousands of findings share their file's name.
+        let first = findings.first().and_then(|f| f.location.as_ref()).unwrap();
         for (finding, (path, quoted)) in findings.iter().zip(&expected) {
             assert_eq!(&finding.path, path);
             let location = finding.location.as_ref().unwrap();
-            assert_eq!(location.file, "many.json");
+            assert_eq!(&*location.file, "many.json");
+            assert!(Arc::ptr_eq(&location.file, &first.file));
             assert_eq!(
                 &text[location.byte_start..location.byte_end],
                 quoted,

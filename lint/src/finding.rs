@@ -53,7 +53,7 @@ impl FromStr for Severity {
 pub struct Location {
     /// The file, as reported (relative to the working directory when the
     /// input was given that way).
-    pub file: String,
+    pub file: std::sync::Arc<str>,
     /// 1-based line of the value's first byte.
     pub line: usize,
     /// 1-based column of the value's first byte, counted in characters.
@@ -70,7 +70,7 @@ pub struct Location {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// The rule's stable kebab-case id (or a `spec` validation id).
-    pub rule: String,
+    pub rule: std::borrow::Cow<'static, str>,
     /// The severity after configuration.
     pub severity: Severity,
     /// A short human description of the place, e.g.
@@ -98,7 +98,7 @@ pub struct Finding {
 impl Finding {
     /// The file the finding is in, or `""` when it has no location.
     pub fn file(&self) -> &str {
-        self.location.as_ref().map_or("", |l| l.file.as_str())
+        self.location.as_ref().map_or("", |l| &l.file)
     }
 }
 

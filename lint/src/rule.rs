@@ -228,7 +228,7 @@ impl Report<'_> {
             anchor: self.anchor,
             anchor_key: false,
             finding: Finding {
-                rule: self.rule.id.to_owned(),
+                rule: std::borrow::Cow::Borrowed(self.rule.id),
                 severity: self.rule.default_severity,
                 where_: tight(self.where_),
                 path: tight(self.path),

@@ -605,7 +605,7 @@ mod tests {
             text: Some(&json),
             root,
         });
-        let rules: HashSet<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+        let rules: HashSet<&str> = findings.iter().map(|f| f.rule.as_ref()).collect();
         assert_eq!(rules, HashSet::from(["ai-skill-tool-unresolved"]));
         assert_eq!(findings.len(), 100);
     }

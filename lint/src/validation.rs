@@ -68,7 +68,7 @@ fn hit(source: usize, root: &Map<'_>, d: Diagnostic) -> Hit {
         source,
         anchor_key: d.anchor == Anchor::Key,
         finding: Finding {
-            rule: d.id.as_str().to_owned(),
+            rule: std::borrow::Cow::Borrowed(d.id.as_str()),
             severity: match d.severity {
                 objectstack_spec::validate::Severity::Error => Severity::Error,
                 objectstack_spec::validate::Severity::Warning => Severity::Warning,

@@ -150,7 +150,7 @@ pub(crate) fn ours(text: &str) -> Result<Vec<Compared>> {
                 &f.message.to_cow(),
             );
             Compared {
-                rule: f.rule,
+                rule: f.rule.into_owned(),
                 severity: f.severity.to_string(),
                 where_: f.where_,
                 path: f.path,

@@ -102,10 +102,10 @@ fn one(renderer: &Renderer, f: &Finding, sources: &[SourceText<'_>]) -> String {
     // no value forges a line (the styling the renderer adds is its own).
     let message_text = f.message.to_cow();
     let message = line_safe(&message_text);
-    let title = level.primary_title(message.as_ref()).id(f.rule.as_str());
+    let title = level.primary_title(message.as_ref()).id(f.rule.as_ref());
     let label = line_safe(&format!("{} ({})", f.where_, f.path)).into_owned();
     let snippet = f.location.as_ref().and_then(|l| {
-        let text = sources.iter().find(|s| s.file == l.file)?.text;
+        let text = sources.iter().find(|s| s.file == &*l.file)?.text;
         let (line, start) = line_window(text, l.byte_start)?;
         let len = l
             .byte_end
@@ -234,7 +234,7 @@ mod tests {
             .map(|i| {
                 let at = text.find(&format!("[\"t{i}\"")).unwrap_or(0) + 1;
                 Finding {
-                    rule: "r".to_owned(),
+                    rule: "r".into(),
                     severity: if i % 3 == 0 {
                         Severity::Error
                     } else {
@@ -247,7 +247,7 @@ mod tests {
                     reference: Some(format!("t{i}")),
                     suggestion: (i % 2 == 0).then(|| "u".to_owned()),
                     location: Some(Location {
-                        file: "f.json".to_owned(),
+                        file: "f.json".into(),
                         line: i + 1,
                         column: 22,
                         byte_start: at,
@@ -297,7 +297,7 @@ mod tests {
             let text = format!("{}{{\"a\": \"é\", \"b\": [\"x\"]}}", "\n".repeat(line - 1));
             let byte_start = text.find("[\"x").unwrap();
             let finding = Finding {
-                rule: "r".to_owned(),
+                rule: "r".into(),
                 severity: Severity::Error,
                 where_: "w".to_owned(),
                 path: "p".to_owned(),
@@ -306,7 +306,7 @@ mod tests {
                 reference: None,
                 suggestion: None,
                 location: Some(Location {
-                    file: "f.json".to_owned(),
+                    file: "f.json".into(),
                     line,
                     column: 17,
                     byte_start,

@@ -161,7 +161,7 @@ mod tests {
 
     fn finding(i: usize, text: &str) -> Finding {
         Finding {
-            rule: "ai-skill-tool-unresolved".to_owned(),
+            rule: "ai-skill-tool-unresolved".into(),
             severity: if i.is_multiple_of(3) {
                 Severity::Error
             } else {
@@ -188,7 +188,7 @@ mod tests {
             reference: i.is_multiple_of(2).then(|| text.to_owned()),
             suggestion: None,
             location: (i % 4 != 1).then(|| Location {
-                file: "a.json".to_owned(),
+                file: "a.json".into(),
                 line: i,
                 column: 1,
                 byte_start: i,

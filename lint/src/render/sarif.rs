@@ -59,7 +59,7 @@ fn rules(findings: &[Finding]) -> (Vec<Value>, Vec<String>) {
         .collect();
     let mut ids: Vec<String> = RULES.iter().map(|r| r.id().to_owned()).collect();
     for f in findings {
-        if !ids.contains(&f.rule) {
+        if !ids.iter().any(|id| **id == *f.rule) {
             let descriptor = match crate::validation::describe(&f.rule) {
                 Some((severity, summary, doc)) => {
                     rule_descriptor(&f.rule, &summary, &doc, severity)
@@ -67,7 +67,7 @@ fn rules(findings: &[Finding]) -> (Vec<Value>, Vec<String>) {
                 None => rule_descriptor(&f.rule, &f.rule, &f.rule, f.severity),
             };
             rules.push(descriptor);
-            ids.push(f.rule.clone());
+            ids.push(f.rule.to_string());
         }
     }
     (rules, ids)
@@ -174,7 +174,7 @@ fn encode(path: &str) -> String {
 fn fingerprint(f: &Finding) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let parts = [
-        f.rule.as_str(),
+        &f.rule,
         f.file(),
         f.path.as_str(),
         f.reference.as_deref().unwrap_or(""),
