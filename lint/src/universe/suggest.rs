@@ -3,6 +3,7 @@
 //! trie.
 
 use objectstack_spec::text::levenshtein_units;
+use rayon::prelude::*;
 
 use super::set::{Universe, id32};
 
@@ -231,23 +232,27 @@ impl<U: Unit> SuggestIndex<U> {
     pub(super) fn build(universe: &Universe, sorted: &[u32]) -> Option<Self> {
         id32(U::all(universe).len())?;
         let n = universe.len();
+        // (length, id) as one integer, sorted on every core (nothing else
+        // runs yet).
         let mut lens = Vec::with_capacity(n);
         let mut max_len = 0;
         for id in (0..n).filter_map(id32) {
             let len = U::of(universe, id).len();
             max_len = max_len.max(len);
-            lens.push((id32(len)?, id));
+            lens.push(u64::from(id32(len)?) << 32 | u64::from(id));
         }
-        lens.sort_unstable();
+        lens.par_sort_unstable();
+        let split = |key: u64| ((key >> 32) as u32, key as u32);
         let mut has_len = vec![false; max_len + 1];
-        for &(len, _) in &lens {
-            if let Some(slot) = has_len.get_mut(len as usize) {
+        for &key in &lens {
+            if let Some(slot) = has_len.get_mut(split(key).0 as usize) {
                 *slot = true;
             }
         }
-        let rank_to_id: Vec<u32> = lens.iter().map(|&(_, id)| id).collect();
+        let rank_to_id: Vec<u32> = lens.iter().map(|&key| split(key).1).collect();
         let mut lengths: Vec<(u32, u32)> = Vec::new();
-        for (rank, &(len, _)) in (0u32..).zip(&lens) {
+        for (rank, &key) in (0u32..).zip(&lens) {
+            let len = split(key).0;
             if lengths.last().is_none_or(|&(last, _)| last != len) {
                 lengths.push((len, rank));
             }
@@ -258,11 +263,14 @@ impl<U: Unit> SuggestIndex<U> {
         // Independent halves, built side by side.
         let (postings, trie) = rayon::join(
             || trigram_postings::<U>(universe, &rank_to_id),
-            || build_trie::<U>(universe, sorted),
+            || {
+                let (mut trie, labels) = build_trie::<U>(universe, sorted)?;
+                set_subtree_summaries(&mut trie, &labels);
+                Some((trie, labels))
+            },
         );
         let (bucket_shift, bucket_starts, postings) = postings?;
-        let (mut trie, labels) = trie?;
-        set_subtree_classes(&mut trie, &labels);
+        let (trie, labels) = trie?;
         Some(SuggestIndex {
             trie,
             labels,
@@ -888,11 +896,13 @@ fn rare_suffixes<U: Unit>(query: &[U]) -> Vec<[u32; 2]> {
     after
 }
 
-/// Sets each node's classes (its label's units' and its children's) and
+/// Sets what each node says of its subtree's names: the lowest id and the
+/// shortest and longest length (of the name ending there, if any, and its
+/// children's), the classes (its label's units' and its children's) and
 /// rare counts (its label's plus the least of its children's, or none
 /// past a name that ends here). Children come after their parent in the
 /// node order, so one pass from the last node back suffices.
-fn set_subtree_classes<U: Unit>(trie: &mut [Node], labels: &[U]) {
+fn set_subtree_summaries<U: Unit>(trie: &mut [Node], labels: &[U]) {
     for index in (0..trie.len()).rev() {
         let Some(node) = trie.get(index).copied() else {
             continue;
@@ -930,8 +940,31 @@ fn set_subtree_classes<U: Unit>(trie: &mut [Node], labels: &[U]) {
         };
         let ([d, m], [past_d, past_m]) = (in_label, past);
         let rare = [d.saturating_add(past_d), m.saturating_add(past_m)];
+        // The name ending here is `depth` units long.
+        let here = (node.terminal != NONE).then_some((node.terminal, node.depth));
+        let min_id = children
+            .iter()
+            .map(|c| c.min_id)
+            .chain(here.map(|(id, _)| id))
+            .min()
+            .unwrap_or(NONE);
+        let min_len = children
+            .iter()
+            .map(|c| c.min_len)
+            .chain(here.map(|(_, len)| len))
+            .min()
+            .unwrap_or(NONE);
+        let max_len = children
+            .iter()
+            .map(|c| c.max_len)
+            .chain(here.map(|(_, len)| len))
+            .max()
+            .unwrap_or(0);
         if let Some(slot) = trie.get_mut(index) {
             slot.set_packed(own | below, rare);
+            slot.min_id = min_id;
+            slot.min_len = min_len;
+            slot.max_len = max_len;
         }
     }
 }
@@ -1121,25 +1154,19 @@ fn build_trie<U: Unit>(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>
             terminal = first_id;
             rest = range.get(1..).unwrap_or_default();
         }
-        let (mut min_id, mut min_len, mut max_len) = (NONE, usize::MAX, 0);
-        for &id in range {
-            let len = U::of(universe, id).len();
-            min_id = min_id.min(id);
-            min_len = min_len.min(len);
-            max_len = max_len.max(len);
-        }
         let first_child = trie.len();
         let mut children = 0u32;
         let mut k = 0;
+        // The names past the one ending here (the names are distinct) all
+        // go on past `end`, in the order of their unit there: each child's
+        // run is found by a binary search.
         let unit_at = |id: u32| U::of(universe, id).get(end).copied();
         while let Some(&id) = rest.get(k) {
             let unit = unit_at(id);
             let group = rest
                 .get(k..)
                 .unwrap_or_default()
-                .iter()
-                .take_while(|&&other| unit_at(other) == unit)
-                .count();
+                .partition_point(|&other| unit_at(other) <= unit);
             let child_lo = lo + (range.len() - rest.len()) + k;
             work.push_back((
                 id32(trie.len())?,
@@ -1160,9 +1187,10 @@ fn build_trie<U: Unit>(universe: &Universe, sorted: &[u32]) -> Option<(Vec<Node>
             first_child: id32(first_child)?,
             children,
             terminal,
-            min_id,
-            min_len: id32(min_len)?,
-            max_len: id32(max_len)?,
+            // Set from the children up (`set_subtree_summaries`).
+            min_id: NONE,
+            min_len: NONE,
+            max_len: 0,
             packed: [0; 2],
         };
         if let Some(slot) = trie.get_mut(index) {
