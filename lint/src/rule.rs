@@ -496,9 +496,16 @@ struct BoundAction<'c, 's, 'a> {
 
 impl<'a> BoundAction<'_, '_, 'a> {
     fn get(&self, name: &str) -> Option<ActionAt<'a>> {
-        let &(first, _) = self.first_last.get(name)?;
-        let chosen = self.chosen.borrow().get(&first).copied();
-        let chosen = match chosen {
+        let &(first, last) = self.first_last.get(name)?;
+        // One action of the name, or a first one that materialises, needs
+        // no walk (nor a place in the cache).
+        let settled = first == last || self.materialised.get(first as usize) == Some(&true);
+        let cached = if settled {
+            Some(first)
+        } else {
+            self.chosen.borrow().get(&first).copied()
+        };
+        let chosen = match cached {
             Some(i) => i,
             None => {
                 let mut at = first;
