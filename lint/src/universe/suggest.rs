@@ -940,26 +940,14 @@ fn set_subtree_summaries<U: Unit>(trie: &mut [Node], labels: &[U]) {
         };
         let ([d, m], [past_d, past_m]) = (in_label, past);
         let rare = [d.saturating_add(past_d), m.saturating_add(past_m)];
-        // The name ending here is `depth` units long.
-        let here = (node.terminal != NONE).then_some((node.terminal, node.depth));
-        let min_id = children
-            .iter()
-            .map(|c| c.min_id)
-            .chain(here.map(|(id, _)| id))
-            .min()
-            .unwrap_or(NONE);
-        let min_len = children
-            .iter()
-            .map(|c| c.min_len)
-            .chain(here.map(|(_, len)| len))
-            .min()
-            .unwrap_or(NONE);
-        let max_len = children
-            .iter()
-            .map(|c| c.max_len)
-            .chain(here.map(|(_, len)| len))
-            .max()
-            .unwrap_or(0);
+        // The name ending here (`depth` units long), then the children's.
+        let here = (node.terminal != NONE).then_some((node.terminal, node.depth, node.depth));
+        let (min_id, min_len, max_len) = here
+            .into_iter()
+            .chain(children.iter().map(|c| (c.min_id, c.min_len, c.max_len)))
+            .fold((NONE, NONE, 0), |(id, lo, hi), (i, l, h)| {
+                (id.min(i), lo.min(l), hi.max(h))
+            });
         if let Some(slot) = trie.get_mut(index) {
             slot.set_packed(own | below, rare);
             slot.min_id = min_id;

@@ -462,11 +462,9 @@ pub fn judge_all<'a, 'b>(
     arena: &crate::json::Arena,
     reserved: Reserved<'_>,
 ) -> Vec<Judgement<'a>> {
-    if tools.iter().all(|t| binding(t).is_none()) {
-        return vec![Ok(None); tools.len()];
-    }
     // Only the actions a record binds are ever looked up, and a stack's
-    // records bind a fraction of its actions: only those are indexed.
+    // records bind a fraction of its actions: only those are indexed (and
+    // none are read when no record binds one).
     let bound: std::collections::HashSet<&str, foldhash::fast::RandomState> = tools
         .iter()
         .filter_map(|record| match binding(record) {
@@ -476,18 +474,20 @@ pub fn judge_all<'a, 'b>(
         .collect();
     let mut by_name: HashMap<&str, ActionAt<'b>, foldhash::fast::RandomState> =
         HashMap::with_capacity_and_hasher(bound.len(), Default::default());
-    for at in actions {
-        let Some(name) = at.action.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        if !bound.contains(name) {
-            continue;
-        }
-        match by_name.get(name) {
-            Some(first) if super::materialises(first.action) || !super::materialises(at.action) => {
+    if !bound.is_empty() {
+        for at in actions {
+            let Some(name) = at.action.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if !bound.contains(name) {
+                continue;
             }
-            _ => {
-                by_name.insert(name, at);
+            match by_name.get(name) {
+                Some(first)
+                    if super::materialises(first.action) || !super::materialises(at.action) => {}
+                _ => {
+                    by_name.insert(name, at);
+                }
             }
         }
     }
