@@ -62,6 +62,9 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             // it while the other core is free.
             let (per_rule, universe) = {
                 let cx = Context::new(&stack);
+                // The skills' references are resolved once, for the rules
+                // that read them, with every core free to help.
+                cx.references();
                 let per_rule: Vec<Vec<Pending<'_>>> = RULES
                     .par_iter()
                     .with_max_len(1)

@@ -86,6 +86,7 @@ pub mod config;
 mod engine;
 pub mod finding;
 mod order;
+mod references;
 pub mod render;
 pub mod rule;
 pub mod rules;

@@ -21,6 +21,7 @@ use objectstack_spec::materialise::{ConfirmationReason, materialises, needs_conf
 
 use crate::anchor::Anchor;
 use crate::finding::{Finding, Severity, Text};
+use crate::references::References;
 use crate::stack::{ActionEntry, Entry, Stack};
 use crate::universe::{Universe, nearest};
 
@@ -275,6 +276,9 @@ pub(crate) struct Context<'s, 'a> {
     action_names: OnceLock<Universe>,
     flow_names: OnceLock<Universe>,
     skill_names: OnceLock<Universe>,
+    /// Every skill reference, resolved once for the rules that read them
+    /// (see [`Context::references`]).
+    references: OnceLock<References<'a>>,
 }
 
 /// Which names a suggestion is drawn from.
@@ -378,7 +382,16 @@ impl<'s, 'a> Context<'s, 'a> {
             action_names: OnceLock::new(),
             flow_names: OnceLock::new(),
             skill_names: OnceLock::new(),
+            references: OnceLock::new(),
         }
+    }
+
+    /// The skills' references, resolved (on first use: the suite asks
+    /// before its rules run, so that no rule waits while another resolves
+    /// them on one thread).
+    pub(crate) fn references(&self) -> &References<'a> {
+        self.references
+            .get_or_init(|| References::resolve(self.stack, &self.universe, &self.superseded))
     }
 
     /// The universe, kept for [`Pending::suggest`] when the rest is
@@ -463,16 +476,29 @@ impl<'s, 'a> Context<'s, 'a> {
         )
         .filter_map(move |i| stack.actions.get(i as usize))
     }
+}
 
-    /// Whether a skill's tool reference resolves (exactly, or as a
-    /// trailing-`*` family wildcard).
-    pub(crate) fn resolves(&self, reference: &str) -> bool {
-        match reference.strip_suffix('*') {
-            Some(prefix) => self.universe.matches_prefix(prefix),
-            None => self.universe.contains(reference),
-        }
+/// Appends to `out`, in the items' order, the hit `hit` makes of each of
+/// `items` that has one, made in parallel tasks of [`ITEMS_PER_TASK`]
+/// items: a rule that reads every action or record of a large stack then
+/// never runs on alone, one core busy, after the others are done.
+pub(crate) fn hits_in_order<'a, T: Sync>(
+    items: &[T],
+    out: &mut Vec<Pending<'a>>,
+    hit: impl Fn(&T) -> Option<Pending<'a>> + Sync,
+) {
+    let per_task: Vec<Vec<Pending<'a>>> = items
+        .par_chunks(ITEMS_PER_TASK)
+        .map(|items| items.iter().filter_map(&hit).collect())
+        .collect();
+    out.reserve(per_task.iter().map(Vec::len).sum());
+    for hits in per_task {
+        out.extend(hits);
     }
 }
+
+/// Items a task of [`hits_in_order`] reads.
+const ITEMS_PER_TASK: usize = 1024;
 
 /// The predicate's answer for every tool record
 /// ([`refine::judge_all`]), over the composed collections.

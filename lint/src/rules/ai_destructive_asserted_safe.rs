@@ -7,8 +7,9 @@ use objectstack_spec::materialise::{
 };
 
 use crate::finding::Severity;
-use crate::rule::{Context, Pending, Report, declare_rule};
+use crate::rule::{Context, Pending, Report, declare_rule, hits_in_order};
 use crate::rules::ai_destructive_exposure_undecided::capitalise;
+use crate::stack::ActionEntry;
 
 declare_rule! {
     /// An action exposed to AI looks destructive yet sets
@@ -51,43 +52,44 @@ declare_rule! {
     };
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
-    for action in &cx.stack.actions {
-        let fields = action.entry.fields();
-        let exposed =
-            ai_block(fields).is_some_and(|ai| ai.get("exposed") == Some(&Value::Bool(true)));
-        if !exposed || !asserted_safe_despite_destructive(fields) {
-            continue;
-        }
-        let signal = destructive_signal(fields)
-            .map(|s| s.as_source())
-            .unwrap_or_default();
-        let (path, raw) = action.entry.key("ai");
-        out.push(
-            Report {
-                rule: &RULE,
-                source: action.entry.source(),
-                anchor: raw.key("requiresConfirmation").into(),
-                where_: action.where_text(),
-                path: path.key("requiresConfirmation").to_string(),
-                message: format!(
-                    "{} is exposed to AI and looks destructive (`{signal}`), yet sets \
-                     `ai.requiresConfirmation: false`: a model's call runs at once, with no \
-                     person approving it, although a person clicking it would be asked to \
-                     confirm.",
-                    capitalise(&action.where_text())
-                )
-                .into(),
-                hint: "Remove `requiresConfirmation: false` (or set it to `true`) so model calls \
-                       wait for approval; if the operation is truly safe unattended, remove the \
-                       destructive signal instead."
-                    .into(),
-                reference: None,
-                suggestion: None,
-            }
-            .hit(),
-        );
+fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
+    hits_in_order(&cx.stack.actions, out, hit);
+}
+
+fn hit<'a>(action: &ActionEntry<'a>) -> Option<Pending<'a>> {
+    let fields = action.entry.fields();
+    let exposed = ai_block(fields).is_some_and(|ai| ai.get("exposed") == Some(&Value::Bool(true)));
+    if !exposed || !asserted_safe_despite_destructive(fields) {
+        return None;
     }
+    let signal = destructive_signal(fields)
+        .map(|s| s.as_source())
+        .unwrap_or_default();
+    let (path, raw) = action.entry.key("ai");
+    Some(
+        Report {
+            rule: &RULE,
+            source: action.entry.source(),
+            anchor: raw.key("requiresConfirmation").into(),
+            where_: action.where_text(),
+            path: path.key("requiresConfirmation").to_string(),
+            message: format!(
+                "{} is exposed to AI and looks destructive (`{signal}`), yet sets \
+                 `ai.requiresConfirmation: false`: a model's call runs at once, with no \
+                 person approving it, although a person clicking it would be asked to \
+                 confirm.",
+                capitalise(&action.where_text())
+            )
+            .into(),
+            hint: "Remove `requiresConfirmation: false` (or set it to `true`) so model calls \
+                   wait for approval; if the operation is truly safe unattended, remove the \
+                   destructive signal instead."
+                .into(),
+            reference: None,
+            suggestion: None,
+        }
+        .hit(),
+    )
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ use objectstack_spec::json::Value;
 use objectstack_spec::materialise::{ConfirmationReason, ai_block, destructive_signal};
 
 use crate::finding::Severity;
-use crate::rule::{Context, Pending, Report, declare_rule};
+use crate::rule::{Context, Pending, Report, declare_rule, hits_in_order};
+use crate::stack::ActionEntry;
 
 declare_rule! {
     /// An action that looks destructive has no explicit `ai.exposed` choice.
@@ -54,42 +55,42 @@ pub(crate) fn signal_key(reason: ConfirmationReason) -> &'static str {
     }
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
-    for action in &cx.stack.actions {
-        let fields = action.entry.fields();
-        let Some(signal) = destructive_signal(fields) else {
-            continue;
-        };
-        let decided =
-            ai_block(fields).is_some_and(|ai| matches!(ai.get("exposed"), Some(Value::Bool(_))));
-        if decided {
-            continue;
-        }
-        let (_, raw) = action.entry.key(signal_key(signal));
-        out.push(
-            Report {
-                rule: &RULE,
-                source: action.entry.source(),
-                anchor: raw.into(),
-                where_: action.where_text(),
-                path: action.entry.path().to_string(),
-                message: format!(
-                    "{} looks destructive (`{signal}`) but records no decision about AI \
-                     exposure: `ai.exposed` is not set. It stays human-only today only because \
-                     exposure is opt-in, and nothing shows that anyone chose that.",
-                    capitalise(&action.where_text())
-                )
-                .into(),
-                hint: "Record the decision: `ai: { exposed: false }` keeps it human-only on \
-                       purpose; `ai: { exposed: true, description: \"...\" }` exposes it, and its \
-                       calls then wait for a person's approval."
-                    .into(),
-                reference: None,
-                suggestion: None,
-            }
-            .hit(),
-        );
+fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
+    hits_in_order(&cx.stack.actions, out, hit);
+}
+
+fn hit<'a>(action: &ActionEntry<'a>) -> Option<Pending<'a>> {
+    let fields = action.entry.fields();
+    let signal = destructive_signal(fields)?;
+    let decided =
+        ai_block(fields).is_some_and(|ai| matches!(ai.get("exposed"), Some(Value::Bool(_))));
+    if decided {
+        return None;
     }
+    let (_, raw) = action.entry.key(signal_key(signal));
+    Some(
+        Report {
+            rule: &RULE,
+            source: action.entry.source(),
+            anchor: raw.into(),
+            where_: action.where_text(),
+            path: action.entry.path().to_string(),
+            message: format!(
+                "{} looks destructive (`{signal}`) but records no decision about AI \
+                 exposure: `ai.exposed` is not set. It stays human-only today only because \
+                 exposure is opt-in, and nothing shows that anyone chose that.",
+                capitalise(&action.where_text())
+            )
+            .into(),
+            hint: "Record the decision: `ai: { exposed: false }` keeps it human-only on \
+                   purpose; `ai: { exposed: true, description: \"...\" }` exposes it, and its \
+                   calls then wait for a person's approval."
+                .into(),
+            reference: None,
+            suggestion: None,
+        }
+        .hit(),
+    )
 }
 
 /// `action "x"` -> `Action "x"`.

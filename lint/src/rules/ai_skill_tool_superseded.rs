@@ -4,12 +4,11 @@
 use std::collections::HashSet;
 
 use objectstack_registry::ACTION_PREFIX;
-use objectstack_spec::json::Value;
 use rayon::prelude::*;
 
 use crate::finding::Severity;
+use crate::references::SupersededRef;
 use crate::rule::{Context, FastHash, Pending, Report, declare_rule};
-use crate::stack::Entry;
 
 declare_rule! {
     /// A skill names `action_<x>` while a tool record binds the action `x`:
@@ -64,19 +63,14 @@ fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
             _ => None,
         })
         .collect();
-    // A large stack's million references are read in chunks of skills, in
-    // parallel, and the chunks' hits joined in document order.
+    // The references are resolved once for the rules that read them, in
+    // chunks of skills; each chunk's hits are made in parallel and the
+    // chunks' joined in document order.
     let per_chunk: Vec<Vec<Pending<'a>>> = cx
-        .stack
-        .skills
-        .par_chunks(SKILLS_PER_TASK)
-        .map(|skills| {
-            let mut hits = Vec::new();
-            for skill in skills {
-                superseded_in(cx, &refined, skill, &mut hits);
-            }
-            hits
-        })
+        .references()
+        .superseded
+        .par_iter()
+        .map(|found| found.iter().filter_map(|r| hit(cx, &refined, r)).collect())
         .collect();
     out.reserve(per_chunk.iter().map(Vec::len).sum());
     for hits in per_chunk {
@@ -84,76 +78,61 @@ fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
     }
 }
 
-/// Skills a task reads.
-const SKILLS_PER_TASK: usize = 512;
-
-/// The hits of one skill's references.
-fn superseded_in<'a>(
+fn hit<'a>(
     cx: &Context<'_, 'a>,
     refined: &HashSet<&str, FastHash>,
-    skill: &Entry<'a>,
-    out: &mut Vec<Pending<'a>>,
-) {
-    let Some(Value::Array(refs)) = skill.record.get("tools") else {
-        return;
-    };
-    for (j, value) in refs.iter().enumerate() {
-        let Some(action) = value
-            .as_str()
-            .and_then(|r| r.strip_prefix(ACTION_PREFIX))
-            .filter(|n| cx.superseded.contains(n))
-        else {
-            continue;
-        };
-        // The records that do refine it, when any does; else every
-        // record that binds it (each still supersedes the raw tool).
-        let all = cx.superseded.refined_by(action);
-        let refining: Vec<&str> = all
-            .iter()
-            .copied()
-            .filter(|name| refined.contains(name))
-            .collect();
-        let by: &[&str] = if refining.is_empty() { all } else { &refining };
-        let named = by
-            .iter()
-            .map(|b| format!("\"{b}\""))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let reference = format!("{ACTION_PREFIX}{action}");
-        let skill_name = skill.label();
-        let (path, raw) = skill.key("tools");
-        out.push(
-            Report {
-                rule: &RULE,
-                source: skill.source(),
-                anchor: raw.index(j).into(),
-                where_: format!("skill \"{skill_name}\" \u{b7} tools"),
-                path: path.index(j).to_string(),
-                message: format!(
-                    "Skill \"{skill_name}\" uses tool \"{reference}\", but a tool record binds \
-                     the action \"{action}\", so its refinement is registered instead and \
-                     \"{reference}\" is not: the skill's agents never get it."
+    found: &SupersededRef<'a>,
+) -> Option<Pending<'a>> {
+    let skill = cx.stack.skills.get(found.skill)?;
+    let (j, action) = (found.at, found.action);
+    // The records that do refine it, when any does; else every
+    // record that binds it (each still supersedes the raw tool).
+    let all = cx.superseded.refined_by(action);
+    let refining: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|name| refined.contains(name))
+        .collect();
+    let by: &[&str] = if refining.is_empty() { all } else { &refining };
+    let named = by
+        .iter()
+        .map(|b| format!("\"{b}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let reference = format!("{ACTION_PREFIX}{action}");
+    let skill_name = skill.label();
+    let (path, raw) = skill.key("tools");
+    Some(
+        Report {
+            rule: &RULE,
+            source: skill.source(),
+            anchor: raw.index(j).into(),
+            where_: format!("skill \"{skill_name}\" \u{b7} tools"),
+            path: path.index(j).to_string(),
+            message: format!(
+                "Skill \"{skill_name}\" uses tool \"{reference}\", but a tool record binds \
+                 the action \"{action}\", so its refinement is registered instead and \
+                 \"{reference}\" is not: the skill's agents never get it."
+            )
+            .into(),
+            hint: if by.is_empty() {
+                format!(
+                    "Name the record that binds \"{action}\" in this skill (give it a \
+                     `name` first), or remove the record to keep \"{reference}\"."
                 )
-                .into(),
-                hint: if by.is_empty() {
-                    format!(
-                        "Name the record that binds \"{action}\" in this skill (give it a \
-                         `name` first), or remove the record to keep \"{reference}\"."
-                    )
-                } else {
-                    format!(
-                        "Use the refined {} {named} instead, or remove the record to keep \
-                         \"{reference}\".",
-                        if by.len() == 1 { "tool" } else { "tools" }
-                    )
-                }
-                .into(),
-                reference: Some(reference),
-                suggestion: by.first().map(|b| (*b).to_owned()),
+            } else {
+                format!(
+                    "Use the refined {} {named} instead, or remove the record to keep \
+                     \"{reference}\".",
+                    if by.len() == 1 { "tool" } else { "tools" }
+                )
             }
-            .hit(),
-        );
-    }
+            .into(),
+            reference: Some(reference),
+            suggestion: by.first().map(|b| (*b).to_owned()),
+        }
+        .hit(),
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! `ai-skill-tool-unresolved`: a skill names a tool nothing provides.
 
 use objectstack_registry::{ACTION_PREFIX, FAMILY_PREFIXES};
-use objectstack_spec::json::Value;
 use objectstack_spec::materialise::static_skip;
 
 use rayon::prelude::*;
@@ -9,8 +8,8 @@ use rayon::prelude::*;
 use std::fmt;
 
 use crate::finding::{Parts, Severity, Text, WriteText};
+use crate::references::Miss;
 use crate::rule::{Context, Hit, Later, Pending, Report, declare_rule};
-use crate::stack::Entry;
 
 declare_rule! {
     /// A skill's `tools[]` names a tool that no tool record, platform tool or
@@ -114,29 +113,20 @@ impl Kind<'_> {
 }
 
 fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
-    // A million references are resolved in chunks of skills, in parallel.
-    // The few that do not resolve are then classified, and the chunks'
-    // hits joined in document order. Each hit is kept as the skill, the
-    // position and what was found, and made into a finding by `finish`
-    // once the rules' other indexes are gone: a fictional name's
-    // suggestion is looked for only then, as the suggestion index is
-    // large (see `Later`).
-    let misses: Vec<Vec<Miss<'a>>> = cx
-        .stack
-        .skills
-        .par_chunks(SKILLS_PER_TASK)
-        .enumerate()
-        .map(|(chunk, skills)| {
-            let first = chunk * SKILLS_PER_TASK;
-            unresolved(cx, first, skills)
-        })
-        .collect();
-    // A batch of put-off hits per task (see `Pending::Later`).
-    let batches: Vec<Vec<Later<'a>>> = misses
+    // The references are resolved once for the rules that read them (a
+    // large stack has a million, read in parallel chunks of skills); the
+    // few that do not resolve are classified here, a chunk's at a time,
+    // and the chunks' hits joined in document order. Each hit is kept as
+    // the skill, the position and what was found, and made into a finding
+    // by `finish` once the rules' other indexes are gone: a fictional
+    // name's suggestion is looked for only then, as the suggestion index
+    // is large (see `Later`).
+    let batches: Vec<Vec<Later<'a>>> = cx
+        .references()
+        .misses
         .par_iter()
         .map(|misses| misses.iter().filter_map(|m| later(cx, m)).collect())
         .collect();
-    drop(misses);
     out.extend(
         batches
             .into_iter()
@@ -145,82 +135,10 @@ fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
     );
 }
 
-/// Skills checked by one parallel task.
-const SKILLS_PER_TASK: usize = 512;
-
-/// [`Later::code`]s: the kinds of an unresolved reference.
 const WILDCARD: u8 = 0;
 const UNEXPOSED: u8 = 1;
 const FICTIONAL: u8 = 2;
 
-/// A reference that does not resolve: the skill's index in the stack's
-/// skills, the reference's position in its `tools` and the reference.
-struct Miss<'a> {
-    skill: usize,
-    at: usize,
-    reference: &'a str,
-}
-
-/// The references of `skills` (the first being the stack's skill at
-/// `first`) that do not resolve, in document order. The exact names are
-/// looked up together ([`Universe::contains_each`]).
-///
-/// [`Universe::contains_each`]: crate::universe::Universe::contains_each
-fn unresolved<'a>(cx: &Context<'_, 'a>, first: usize, skills: &[Entry<'a>]) -> Vec<Miss<'a>> {
-    let mut misses = Vec::new();
-    let mut exact = Vec::new();
-    let mut places = Vec::new();
-    let mut wildcards = false;
-    // A few skills' names at a time: enough for the lookups to overlap,
-    // few enough that the buffers stay small.
-    for (group, skills) in skills.chunks(SKILLS_PER_LOOKUP).enumerate() {
-        exact.clear();
-        places.clear();
-        for (k, skill) in skills.iter().enumerate() {
-            let Some(Value::Array(refs)) = skill.record.get("tools") else {
-                continue;
-            };
-            let skill = first + group * SKILLS_PER_LOOKUP + k;
-            for (at, value) in refs.iter().enumerate() {
-                let Some(reference) = value.as_str().filter(|s| !s.is_empty()) else {
-                    continue;
-                };
-                if !reference.ends_with('*') {
-                    exact.push(reference);
-                    places.push((skill, at));
-                } else if !cx.resolves(reference) {
-                    wildcards = true;
-                    misses.push(Miss {
-                        skill,
-                        at,
-                        reference,
-                    });
-                }
-            }
-        }
-        cx.universe.contains_each(&exact, |i, found| {
-            if let (false, Some(&(skill, at)), Some(&reference)) =
-                (found, places.get(i), exact.get(i))
-            {
-                misses.push(Miss {
-                    skill,
-                    at,
-                    reference,
-                });
-            }
-        });
-    }
-    if wildcards {
-        // Back in document order.
-        misses.sort_by_key(|m| (m.skill, m.at));
-    }
-    misses
-}
-
-/// Skills whose exact names [`unresolved`] looks up in one call.
-const SKILLS_PER_LOOKUP: usize = 32;
-
-/// Classifies a reference that does not resolve, as a hit to finish later.
 fn later<'a>(cx: &Context<'_, 'a>, miss: &Miss<'a>) -> Option<Later<'a>> {
     let entry = cx.stack.skills.get(miss.skill)?.clone();
     // 32 bits: a `Later` is kept per miss, and a `tools` list of four

@@ -5,8 +5,9 @@ use objectstack_spec::json::Value;
 use objectstack_spec::json::kind;
 
 use crate::finding::{Severity, Text};
-use crate::rule::{Context, Names, Pending, Report, declare_rule};
+use crate::rule::{Context, Names, Pending, Report, declare_rule, hits_in_order};
 use crate::rules::ai_tool_record_inert::tool_where;
+use crate::stack::Entry;
 
 declare_rule! {
     /// A tool record's `binding` is malformed, or names no action or flow
@@ -59,8 +60,12 @@ struct Problem {
 const SHAPE_HINT: &str = "Write the binding as `{ \"type\": \"action\", \"name\": \"<action>\" }` \
                           or `{ \"type\": \"flow\", \"name\": \"<flow>\" }`.";
 
-fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem> {
+/// The problem with `tool`'s binding, if any (the record's label is made
+/// only for a problem: most bindings resolve).
+fn problem(cx: &Context<'_, '_>, tool: &Entry<'_>, binding: &Value) -> Option<Problem> {
+    let tool = || tool.label();
     let Value::Object(binding) = binding else {
+        let tool = tool();
         return Some(Problem {
             key: None,
             message: format!(
@@ -76,6 +81,7 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
     };
     let binding_type = binding.get("type").and_then(Value::as_str);
     if !matches!(binding_type, Some("action" | "flow")) {
+        let tool = tool();
         return Some(Problem {
             key: binding.contains_key("type").then_some("type"),
             message: format!(
@@ -98,6 +104,7 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
     else {
+        let tool = tool();
         return Some(Problem {
             key: binding.contains_key("name").then_some("name"),
             message: format!(
@@ -114,6 +121,7 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
         if cx.names(Names::Flows).contains(name) {
             return None;
         }
+        let tool = tool();
         let suggestion = cx.nearest(Names::Flows, name).map(str::to_owned);
         return Some(Problem {
             key: Some("name"),
@@ -132,8 +140,8 @@ fn problem(cx: &Context<'_, '_>, tool: &str, binding: &Value) -> Option<Problem>
             suggestion,
         });
     }
-    let actions: Vec<_> = cx.actions_named(name).collect();
-    if actions.is_empty() {
+    if cx.actions_named(name).next().is_none() {
+        let tool = tool();
         let suggestion = cx.nearest(Names::Actions, name).map(str::to_owned);
         return Some(Problem {
             key: Some("name"),
@@ -162,35 +170,35 @@ fn did_you_mean(suggestion: Option<&str>) -> String {
     suggestion.map_or_else(String::new, |s| format!(" Did you mean \"{s}\"?"))
 }
 
-fn check(cx: &Context<'_, '_>, out: &mut Vec<Pending<'_>>) {
-    for tool in &cx.stack.tools {
-        let binding = match tool.record.get("binding") {
-            None | Some(Value::Null) => continue,
-            Some(b) => b,
-        };
-        let Some(p) = problem(cx, &tool.label(), binding) else {
-            continue;
-        };
-        let (mut path, mut raw) = tool.key("binding");
-        if let Some(key) = p.key {
-            path = path.key(key);
-            raw = raw.key(key);
-        }
-        out.push(
-            Report {
-                rule: &RULE,
-                source: tool.source(),
-                anchor: raw.into(),
-                where_: format!("{} \u{b7} binding", tool_where(tool)),
-                path: path.to_string(),
-                message: p.message,
-                hint: p.hint,
-                reference: p.reference,
-                suggestion: p.suggestion,
-            }
-            .hit(),
-        );
+fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
+    hits_in_order(&cx.stack.tools, out, |tool| hit(cx, tool));
+}
+
+fn hit<'a>(cx: &Context<'_, 'a>, tool: &Entry<'a>) -> Option<Pending<'a>> {
+    let binding = match tool.record.get("binding") {
+        None | Some(Value::Null) => return None,
+        Some(b) => b,
+    };
+    let p = problem(cx, tool, binding)?;
+    let (mut path, mut raw) = tool.key("binding");
+    if let Some(key) = p.key {
+        path = path.key(key);
+        raw = raw.key(key);
     }
+    Some(
+        Report {
+            rule: &RULE,
+            source: tool.source(),
+            anchor: raw.into(),
+            where_: format!("{} \u{b7} binding", tool_where(tool)),
+            path: path.to_string(),
+            message: p.message,
+            hint: p.hint,
+            reference: p.reference,
+            suggestion: p.suggestion,
+        }
+        .hit(),
+    )
 }
 
 #[cfg(test)]
@@ -213,6 +221,37 @@ mod tests {
                       {"name": "c"}]
         }));
         assert!(check_rule(&RULE, d).is_empty());
+    }
+
+    /// More records than one task reads: the chunks' hits come in
+    /// document order, each record's where it is.
+    #[test]
+    fn hits_across_many_records_come_in_document_order() {
+        let tools: Vec<_> = (0..2500)
+            .map(|i| {
+                let name = if i % 3 == 0 { "close" } else { "gone" };
+                json!({"name": format!("t{i}"), "binding": {"type": "action", "name": name}})
+            })
+            .collect();
+        let d = doc(json!({
+            "actions": [{"name": "close", "type": "script", "target": "t",
+                         "ai": {"exposed": true, "description": D}}],
+            "tools": tools
+        }));
+        let got: Vec<(String, String)> = check_rule(&RULE, d)
+            .into_iter()
+            .map(|h| (h.path, h.where_))
+            .collect();
+        let wanted: Vec<(String, String)> = (0..2500)
+            .filter(|i| i % 3 != 0)
+            .map(|i| {
+                (
+                    format!("tools[{i}].binding.name"),
+                    format!("tool \"t{i}\" \u{b7} binding"),
+                )
+            })
+            .collect();
+        assert_eq!(got, wanted);
     }
 
     #[test]

@@ -124,13 +124,35 @@ impl Universe {
     /// names are many, as the lookups are made a group at a time and the
     /// memory they read is fetched for the group at once.
     pub fn contains_each(&self, names: &[&str], mut each: impl FnMut(usize, bool)) {
+        self.place_each(names, |i, place| each(i, place.is_some()));
+    }
+
+    /// Where `name` is stored: the byte offset of its copy in the names'
+    /// buffer, which no other non-empty name shares (so a caller can mark
+    /// names by place, and test a looked-up name's mark without hashing
+    /// it again); `None` when it is not a name.
+    pub(crate) fn place(&self, name: &str) -> Option<usize> {
+        self.find(name).and_then(|found| self.offset_of(found))
+    }
+
+    /// [`Universe::place`] for each of `names`, as [`Universe::contains_each`]
+    /// looks them up: `each(i, place)` for the name at `i`, in order.
+    pub(crate) fn place_each(&self, names: &[&str], mut each: impl FnMut(usize, Option<usize>)) {
         self.ids.get_each(&self.text, names, |i, found| {
-            let found = found.is_some()
-                || names
+            let place = match found {
+                Some((start, _)) => Some(start),
+                None => names
                     .get(i)
-                    .is_some_and(|name| self.past_table(name).is_some());
-            each(i, found);
+                    .and_then(|name| self.past_table(name))
+                    .and_then(|found| self.offset_of(found)),
+            };
+            each(i, place);
         });
+    }
+
+    /// The offset in `text` of `found`, a slice of it.
+    fn offset_of(&self, found: &str) -> Option<usize> {
+        found.as_ptr().addr().checked_sub(self.text.as_ptr().addr())
     }
 
     /// true when any name starts with prefix (a wildcard `foo*` resolves
@@ -289,10 +311,7 @@ impl Universe {
     /// The id of the name `name`.
     pub(super) fn lookup_name(&self, name: &str) -> Option<u32> {
         let found = self.find(name)?;
-        let start = found
-            .as_ptr()
-            .addr()
-            .checked_sub(self.text.as_ptr().addr())?;
+        let start = self.offset_of(found)?;
         let end = start + found.len();
         // Starts ascend; an empty name shares its start with the next name.
         let first = self.starts.partition_point(|&x| x < start);
