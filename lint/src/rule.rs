@@ -14,10 +14,13 @@ use rayon::prelude::*;
 /// A fast hasher for names from the document.
 pub(crate) type FastHash = foldhash::fast::RandomState;
 
+use objectstack_spec::json::{Map, Value};
 use objectstack_spec::materialise::refine::{
     self, ActionAt, RecordSkip, Refinement, Reserved, Superseded,
 };
-use objectstack_spec::materialise::{ConfirmationReason, materialises, needs_confirmation};
+use objectstack_spec::materialise::{
+    ConfirmationReason, ai_block, destructive_signal, materialises,
+};
 
 use crate::anchor::Anchor;
 use crate::finding::{Finding, Severity, Text};
@@ -260,6 +263,9 @@ pub(crate) struct Context<'s, 'a> {
     /// ([`NO_ACTION`] for none; indexes are 32 bits, as no stack in memory
     /// has four billion actions).
     next_same_name: Vec<u32>,
+    /// What the rules ask of each action (by index into `stack.actions`),
+    /// read once while the context is built.
+    pub(crate) action_facts: Vec<ActionFacts>,
     /// Names of actions that do not materialise.
     pub(crate) unexposed: HashSet<&'s str, FastHash>,
     /// For each action name, the first action of that name (in scan order)
@@ -279,6 +285,43 @@ pub(crate) struct Context<'s, 'a> {
     /// Every skill reference, resolved once for the rules that read them
     /// (see [`Context::references`]).
     references: OnceLock<References<'a>>,
+}
+
+/// What the rules ask of every action, read once while the context is
+/// built: the rules that ask then scan these few bytes an action rather
+/// than reading a hundred thousand actions again each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ActionFacts {
+    /// Its destructive signal (`materialise::destructive_signal`).
+    pub(crate) signal: Option<ConfirmationReason>,
+    /// `ai.exposed`, when it is a boolean.
+    pub(crate) exposed: Option<bool>,
+    /// `ai.requiresConfirmation`, when it is a boolean
+    /// (`materialise::explicit_confirmation`).
+    pub(crate) explicit_confirmation: Option<bool>,
+}
+
+impl ActionFacts {
+    /// Reads them from the action's fields.
+    pub(crate) fn of(fields: &Map<'_>) -> Self {
+        let ai = ai_block(fields);
+        ActionFacts {
+            signal: destructive_signal(fields),
+            exposed: ai.and_then(|ai| ai.get("exposed")).and_then(Value::as_bool),
+            explicit_confirmation: ai
+                .and_then(|ai| ai.get("requiresConfirmation"))
+                .and_then(Value::as_bool),
+        }
+    }
+
+    /// `materialise::needs_confirmation`, from the facts.
+    pub(crate) fn needs_confirmation(self) -> Option<ConfirmationReason> {
+        match self.explicit_confirmation {
+            Some(true) => Some(ConfirmationReason::AiRequiresConfirmation),
+            Some(false) => None,
+            None => self.signal,
+        }
+    }
 }
 
 /// Which names a suggestion is drawn from.
@@ -313,10 +356,17 @@ impl<'s, 'a> Context<'s, 'a> {
         // Which actions materialise: their tools, as `action_` and the
         // action's name, go into the universe's one buffer.
         let mut materialised = vec![false; actions];
-        let mut tools = 0;
+        let mut action_facts = Vec::with_capacity(actions);
+        // Their names, copied end to end while each action is read (its
+        // name is in cache then), so that the universe reads them in order
+        // rather than chasing each through the document again.
+        let mut tool_names = String::new();
+        let mut tool_name_ends: Vec<usize> = Vec::new();
         for ((i, action), materialises_at) in
             (0u32..).zip(&stack.actions).zip(materialised.iter_mut())
         {
+            let facts = ActionFacts::of(action.entry.fields());
+            action_facts.push(facts);
             let Some(name) = action.entry.name() else {
                 continue;
             };
@@ -333,30 +383,31 @@ impl<'s, 'a> Context<'s, 'a> {
                 }
             }
             if materialises(action.entry.fields()) {
-                if let Some(reason) = needs_confirmation(action.entry.fields()) {
+                if let Some(reason) = facts.needs_confirmation() {
                     needs_approval.entry(name).or_insert((i as usize, reason));
                 }
                 *materialises_at = true;
-                tools += 1;
+                tool_names.push_str(name);
+                tool_name_ends.push(tool_names.len());
             } else {
                 unexposed.insert(name);
             }
         }
         let platform = objectstack_registry::all_names();
-        let capacity = platform.size_hint().0 + stack.tools.len() + tools;
+        let capacity = platform.size_hint().0 + stack.tools.len() + tool_name_ends.len();
+        let starts = std::iter::once(0).chain(tool_name_ends.iter().copied());
         let names = platform
             .map(|n| ("", n))
             .chain(stack.tools.iter().filter_map(|t| t.name()).map(|n| ("", n)))
-            .chain(
-                stack
-                    .actions
-                    .iter()
-                    .zip(&materialised)
-                    .filter(|&(_, &m)| m)
-                    .filter_map(|(a, _)| a.entry.name())
-                    .map(|n| (objectstack_registry::ACTION_PREFIX, n)),
-            );
+            .chain(starts.zip(&tool_name_ends).map(|(start, &end)| {
+                (
+                    objectstack_registry::ACTION_PREFIX,
+                    tool_names.get(start..end).unwrap_or_default(),
+                )
+            }));
         let universe = Universe::from_parts(names, capacity);
+        drop(tool_names);
+        drop(tool_name_ends);
         let superseded = Superseded::of(stack.tools.iter().map(|t| t.fields()));
         // The actions records bind are looked up in the name index just
         // built, not found by reading every action again.
@@ -375,6 +426,7 @@ impl<'s, 'a> Context<'s, 'a> {
             universe,
             first_action: first_last,
             next_same_name,
+            action_facts,
             unexposed,
             needs_approval,
             superseded,
@@ -642,6 +694,22 @@ mod tests {
                 {"name": "t8"}
             ]
         }))];
+        docs.extend(fixture_docs());
+        let mut bound = 0;
+        for d in docs {
+            let arena = objectstack_spec::json::Arena::new();
+            let stack = Stack::new(&[d], &arena);
+            let cx = Context::new(&stack);
+            let read = judge_records(&stack);
+            assert_eq!(format!("{:?}", cx.refinements), format!("{read:?}"));
+            bound += read.iter().filter(|j| matches!(j, Ok(Some(_)))).count();
+        }
+        assert!(bound > 5, "{bound} records were judged to refine a tool");
+    }
+
+    /// Every lint fixture, parsed.
+    fn fixture_docs() -> Vec<&'static objectstack_spec::json::Map<'static>> {
+        let mut docs = Vec::new();
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lint");
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -661,16 +729,43 @@ mod tests {
             "the fixtures are read from {}",
             dir.display()
         );
-        let mut bound = 0;
-        for d in docs {
+        docs
+    }
+
+    /// The facts the context reads of each action answer as the `spec`
+    /// predicates the rules asked before.
+    #[test]
+    fn action_facts_answer_as_the_spec_predicates() {
+        use objectstack_spec::materialise::{
+            asserted_safe_despite_destructive, destructive_signal, needs_confirmation,
+        };
+        let mut destructive = 0;
+        for d in fixture_docs() {
             let arena = objectstack_spec::json::Arena::new();
             let stack = Stack::new(&[d], &arena);
             let cx = Context::new(&stack);
-            let read = judge_records(&stack);
-            assert_eq!(format!("{:?}", cx.refinements), format!("{read:?}"));
-            bound += read.iter().filter(|j| matches!(j, Ok(Some(_)))).count();
+            assert_eq!(cx.action_facts.len(), stack.actions.len());
+            for (action, facts) in stack.actions.iter().zip(&cx.action_facts) {
+                let fields = action.entry.fields();
+                let ai = ai_block(fields);
+                let exposed = ai.and_then(|ai| ai.get("exposed"));
+                assert_eq!(facts.signal, destructive_signal(fields));
+                assert_eq!(facts.needs_confirmation(), needs_confirmation(fields));
+                assert_eq!(
+                    facts.exposed.is_some(),
+                    matches!(exposed, Some(Value::Bool(_)))
+                );
+                assert_eq!(
+                    facts.exposed == Some(true)
+                        && facts.explicit_confirmation == Some(false)
+                        && facts.signal.is_some(),
+                    exposed == Some(&Value::Bool(true))
+                        && asserted_safe_despite_destructive(fields)
+                );
+                destructive += usize::from(facts.signal.is_some());
+            }
         }
-        assert!(bound > 5, "{bound} records were judged to refine a tool");
+        assert!(destructive > 5, "{destructive} actions look destructive");
     }
 
     #[test]

@@ -1,13 +1,8 @@
 //! `ai-destructive-asserted-safe`: an exposed destructive-looking action
 //! that opts out of confirmation.
 
-use objectstack_spec::json::Value;
-use objectstack_spec::materialise::{
-    ai_block, asserted_safe_despite_destructive, destructive_signal,
-};
-
 use crate::finding::Severity;
-use crate::rule::{Context, Pending, Report, declare_rule, hits_in_order};
+use crate::rule::{ActionFacts, Context, Pending, Report, declare_rule, hits_in_order};
 use crate::rules::ai_destructive_exposure_undecided::capitalise;
 use crate::stack::ActionEntry;
 
@@ -53,43 +48,50 @@ declare_rule! {
 }
 
 fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
-    hits_in_order(&cx.stack.actions, out, hit);
+    // Exposed, destructive-looking, and `ai.requiresConfirmation: false`.
+    let asserted: Vec<_> = cx
+        .stack
+        .actions
+        .iter()
+        .zip(&cx.action_facts)
+        .filter_map(|(action, facts)| match facts {
+            ActionFacts {
+                signal: Some(signal),
+                exposed: Some(true),
+                explicit_confirmation: Some(false),
+            } => Some((action, signal.as_source())),
+            _ => None,
+        })
+        .collect();
+    hits_in_order(&asserted, out, |&(action, signal)| {
+        Some(hit(action, signal))
+    });
 }
 
-fn hit<'a>(action: &ActionEntry<'a>) -> Option<Pending<'a>> {
-    let fields = action.entry.fields();
-    let exposed = ai_block(fields).is_some_and(|ai| ai.get("exposed") == Some(&Value::Bool(true)));
-    if !exposed || !asserted_safe_despite_destructive(fields) {
-        return None;
-    }
-    let signal = destructive_signal(fields)
-        .map(|s| s.as_source())
-        .unwrap_or_default();
+fn hit<'a>(action: &ActionEntry<'a>, signal: &str) -> Pending<'a> {
     let (path, raw) = action.entry.key("ai");
-    Some(
-        Report {
-            rule: &RULE,
-            source: action.entry.source(),
-            anchor: raw.key("requiresConfirmation").into(),
-            where_: action.where_text(),
-            path: path.key("requiresConfirmation").to_string(),
-            message: format!(
-                "{} is exposed to AI and looks destructive (`{signal}`), yet sets \
-                 `ai.requiresConfirmation: false`: a model's call runs at once, with no \
-                 person approving it, although a person clicking it would be asked to \
-                 confirm.",
-                capitalise(&action.where_text())
-            )
+    Report {
+        rule: &RULE,
+        source: action.entry.source(),
+        anchor: raw.key("requiresConfirmation").into(),
+        where_: action.where_text(),
+        path: path.key("requiresConfirmation").to_string(),
+        message: format!(
+            "{} is exposed to AI and looks destructive (`{signal}`), yet sets \
+             `ai.requiresConfirmation: false`: a model's call runs at once, with no \
+             person approving it, although a person clicking it would be asked to \
+             confirm.",
+            capitalise(&action.where_text())
+        )
+        .into(),
+        hint: "Remove `requiresConfirmation: false` (or set it to `true`) so model calls \
+               wait for approval; if the operation is truly safe unattended, remove the \
+               destructive signal instead."
             .into(),
-            hint: "Remove `requiresConfirmation: false` (or set it to `true`) so model calls \
-                   wait for approval; if the operation is truly safe unattended, remove the \
-                   destructive signal instead."
-                .into(),
-            reference: None,
-            suggestion: None,
-        }
-        .hit(),
-    )
+        reference: None,
+        suggestion: None,
+    }
+    .hit()
 }
 
 #[cfg(test)]

@@ -1,8 +1,7 @@
 //! `ai-destructive-exposure-undecided`: a destructive-looking action with no
 //! explicit AI exposure decision.
 
-use objectstack_spec::json::Value;
-use objectstack_spec::materialise::{ConfirmationReason, ai_block, destructive_signal};
+use objectstack_spec::materialise::ConfirmationReason;
 
 use crate::finding::Severity;
 use crate::rule::{Context, Pending, Report, declare_rule, hits_in_order};
@@ -56,41 +55,45 @@ pub(crate) fn signal_key(reason: ConfirmationReason) -> &'static str {
 }
 
 fn check<'a>(cx: &Context<'_, 'a>, out: &mut Vec<Pending<'a>>) {
-    hits_in_order(&cx.stack.actions, out, hit);
+    // Undecided: a destructive signal, and no boolean `ai.exposed`.
+    let undecided: Vec<_> = cx
+        .stack
+        .actions
+        .iter()
+        .zip(&cx.action_facts)
+        .filter_map(|(action, facts)| match (facts.signal, facts.exposed) {
+            (Some(signal), None) => Some((action, signal)),
+            _ => None,
+        })
+        .collect();
+    hits_in_order(&undecided, out, |&(action, signal)| {
+        Some(hit(action, signal))
+    });
 }
 
-fn hit<'a>(action: &ActionEntry<'a>) -> Option<Pending<'a>> {
-    let fields = action.entry.fields();
-    let signal = destructive_signal(fields)?;
-    let decided =
-        ai_block(fields).is_some_and(|ai| matches!(ai.get("exposed"), Some(Value::Bool(_))));
-    if decided {
-        return None;
-    }
+fn hit<'a>(action: &ActionEntry<'a>, signal: ConfirmationReason) -> Pending<'a> {
     let (_, raw) = action.entry.key(signal_key(signal));
-    Some(
-        Report {
-            rule: &RULE,
-            source: action.entry.source(),
-            anchor: raw.into(),
-            where_: action.where_text(),
-            path: action.entry.path().to_string(),
-            message: format!(
-                "{} looks destructive (`{signal}`) but records no decision about AI \
-                 exposure: `ai.exposed` is not set. It stays human-only today only because \
-                 exposure is opt-in, and nothing shows that anyone chose that.",
-                capitalise(&action.where_text())
-            )
+    Report {
+        rule: &RULE,
+        source: action.entry.source(),
+        anchor: raw.into(),
+        where_: action.where_text(),
+        path: action.entry.path().to_string(),
+        message: format!(
+            "{} looks destructive (`{signal}`) but records no decision about AI \
+             exposure: `ai.exposed` is not set. It stays human-only today only because \
+             exposure is opt-in, and nothing shows that anyone chose that.",
+            capitalise(&action.where_text())
+        )
+        .into(),
+        hint: "Record the decision: `ai: { exposed: false }` keeps it human-only on \
+               purpose; `ai: { exposed: true, description: \"...\" }` exposes it, and its \
+               calls then wait for a person's approval."
             .into(),
-            hint: "Record the decision: `ai: { exposed: false }` keeps it human-only on \
-                   purpose; `ai: { exposed: true, description: \"...\" }` exposes it, and its \
-                   calls then wait for a person's approval."
-                .into(),
-            reference: None,
-            suggestion: None,
-        }
-        .hit(),
-    )
+        reference: None,
+        suggestion: None,
+    }
+    .hit()
 }
 
 /// `action "x"` -> `Action "x"`.

@@ -256,11 +256,13 @@ pub(crate) fn duplicates_as(
     let mut first: std::collections::HashMap<&str, &NameAt, foldhash::fast::RandomState> =
         std::collections::HashMap::with_capacity_and_hasher(names.len(), Default::default());
     for (name, at) in names {
-        match first.get(name) {
-            None => {
-                first.insert(name, at);
+        // One hash a name: most names are new.
+        match first.entry(name) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(at);
             }
-            Some(&earlier) => {
+            std::collections::hash_map::Entry::Occupied(slot) => {
+                let earlier = *slot.get();
                 let (path, anchor) = at.resolve();
                 let earlier = earlier.resolve().0;
                 let mut d = Diagnostic::new(
