@@ -129,14 +129,29 @@ impl Ids {
         }
     }
 
-    /// Records that `text[start..end]` is a name (not already present).
-    pub(super) fn insert(&mut self, text: &str, start: u32, end: u32) {
+    /// Inserts the name `text[start..end]` unless the table holds it
+    /// already; whether it was new. One hash and one probe, where a lookup
+    /// then an insert take two of each.
+    pub(super) fn insert_new(&mut self, text: &str, start: u32, end: u32) -> bool {
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow(text);
         }
-        let slot = u64::from(start) << 32 | u64::from(end);
-        self.place(text.as_bytes(), slot);
-        self.len += 1;
+        let bytes = text.as_bytes();
+        let wanted = bytes.get(start as usize..end as usize).unwrap_or_default();
+        let mask = self.mask();
+        let mut at = self.home(wanted);
+        while let Some(slot) = self.slots.get_mut(at) {
+            if *slot == EMPTY {
+                *slot = u64::from(start) << 32 | u64::from(end);
+                self.len += 1;
+                return true;
+            }
+            if Self::holds(bytes, *slot, wanted) {
+                return false;
+            }
+            at = (at + 1) & mask;
+        }
+        false
     }
 
     fn place(&mut self, text: &[u8], slot: u64) {
@@ -170,9 +185,23 @@ mod tests {
         for name in names {
             let start = text.len() as u32;
             text.push_str(name);
-            ids.insert(&text, start, text.len() as u32);
+            assert!(ids.insert_new(&text, start, text.len() as u32));
         }
         (text, ids)
+    }
+
+    /// A name the table holds is not inserted again, wherever its copy is.
+    #[test]
+    fn a_name_is_inserted_once() {
+        let (mut text, mut ids) = table(&["open", "close", ""]);
+        let len = ids.len;
+        for name in ["close", "open", ""] {
+            let start = text.len() as u32;
+            text.push_str(name);
+            assert!(!ids.insert_new(&text, start, text.len() as u32), "{name}");
+        }
+        assert_eq!(ids.len, len);
+        assert_eq!(ids.get(&text, "close"), Some((4, 9)));
     }
 
     #[test]

@@ -77,21 +77,24 @@ impl Universe {
             text.push_str(head);
             text.push_str(tail);
             let end = text.len();
-            let name = text.get(start..end).unwrap_or_default();
-            let seen = ids.get(&text, name).is_some()
-                || (indexed + 1 < starts.len()
-                    && unindexed(&text, &starts, indexed).any(|n| n == name));
-            if seen {
-                text.truncate(start);
-                continue;
-            }
-            match (u32::try_from(start), u32::try_from(end)) {
+            let new = match (u32::try_from(start), u32::try_from(end)) {
+                // Every name so far is in the table: one lookup that
+                // inserts the name when it is not there.
                 (Ok(s), Ok(e)) if indexed + 1 == starts.len() => {
-                    ids.insert(&text, s, e);
-                    indexed += 1;
+                    let new = ids.insert_new(&text, s, e);
+                    indexed += usize::from(new);
+                    new
                 }
                 // Past 4 GiB of names: the rest are found by a scan.
-                _ => {}
+                _ => {
+                    let name = text.get(start..end).unwrap_or_default();
+                    ids.get(&text, name).is_none()
+                        && !unindexed(&text, &starts, indexed).any(|n| n == name)
+                }
+            };
+            if !new {
+                text.truncate(start);
+                continue;
             }
             starts.push(end);
         }

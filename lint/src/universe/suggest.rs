@@ -3,7 +3,6 @@
 //! trie.
 
 use objectstack_spec::text::levenshtein_units;
-use rayon::prelude::*;
 
 use super::set::{Universe, id32};
 
@@ -232,31 +231,42 @@ impl<U: Unit> SuggestIndex<U> {
     pub(super) fn build(universe: &Universe, sorted: &[u32]) -> Option<Self> {
         id32(U::all(universe).len())?;
         let n = universe.len();
-        // (length, id) as one integer, sorted on every core (nothing else
-        // runs yet).
-        let mut lens = Vec::with_capacity(n);
-        let mut max_len = 0;
+        // Ranks: ids in (length, id) order, counted into place (ids are
+        // visited in order, so each length's ids ascend with no sort).
+        let mut lens: Vec<u32> = Vec::with_capacity(n);
         for id in (0..n).filter_map(id32) {
-            let len = U::of(universe, id).len();
-            max_len = max_len.max(len);
-            lens.push(u64::from(id32(len)?) << 32 | u64::from(id));
+            lens.push(id32(U::of(universe, id).len())?);
         }
-        lens.par_sort_unstable();
-        let split = |key: u64| ((key >> 32) as u32, key as u32);
-        let mut has_len = vec![false; max_len + 1];
-        for &key in &lens {
-            if let Some(slot) = has_len.get_mut(split(key).0 as usize) {
-                *slot = true;
+        let max_len = lens.iter().copied().max().unwrap_or(0) as usize;
+        // How many names have each length; then each length's first rank,
+        // and, while the ids are placed, its next one.
+        let mut next = vec![0u32; max_len + 1];
+        for &len in &lens {
+            if let Some(count) = next.get_mut(len as usize) {
+                *count += 1;
             }
         }
-        let rank_to_id: Vec<u32> = lens.iter().map(|&key| split(key).1).collect();
+        let has_len: Vec<bool> = next.iter().map(|&count| count > 0).collect();
         let mut lengths: Vec<(u32, u32)> = Vec::new();
-        for (rank, &key) in (0u32..).zip(&lens) {
-            let len = split(key).0;
-            if lengths.last().is_none_or(|&(last, _)| last != len) {
+        let mut rank = 0u32;
+        for (len, slot) in (0u32..).zip(next.iter_mut()) {
+            let count = *slot;
+            if count > 0 {
                 lengths.push((len, rank));
             }
+            *slot = rank;
+            rank = rank.saturating_add(count);
         }
+        let mut rank_to_id = vec![0u32; lens.len()];
+        for (id, &len) in (0u32..).zip(&lens) {
+            if let Some(at) = next.get_mut(len as usize) {
+                if let Some(slot) = rank_to_id.get_mut(*at as usize) {
+                    *slot = id;
+                }
+                *at += 1;
+            }
+        }
+        drop(next);
         // Gone before the index's two halves are built: the build is the
         // run's peak.
         drop(lens);
