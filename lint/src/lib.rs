@@ -79,6 +79,7 @@
 //!   were linted.
 #![deny(missing_docs)]
 
+mod action_names;
 mod anchor;
 pub mod baseline;
 pub mod capabilities;

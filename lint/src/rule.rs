@@ -22,6 +22,7 @@ use objectstack_spec::materialise::{
     ConfirmationReason, ai_block, destructive_signal, materialises,
 };
 
+use crate::action_names::ActionNames;
 use crate::anchor::Anchor;
 use crate::finding::{Finding, Severity, Text};
 use crate::references::References;
@@ -256,7 +257,7 @@ pub(crate) struct Context<'s, 'a> {
     /// The first action of each name (an index into `stack.actions`), and
     /// its last (what the map is built with; kept, rather than copying a
     /// hundred thousand entries into a map of firsts).
-    first_action: HashMap<&'s str, (u32, u32), FastHash>,
+    first_action: ActionNames,
     /// For each action, the next action of the same name, if any: with
     /// `first_action`, the actions of a name in scan order, without a
     /// vector per name.
@@ -348,8 +349,7 @@ impl<'s, 'a> Context<'s, 'a> {
     pub(crate) fn new(stack: &'s Stack<'a>) -> Self {
         let actions = stack.actions.len();
         // Each name's first action, and (while reading) its last one.
-        let mut first_last: HashMap<&'s str, (u32, u32), FastHash> =
-            HashMap::with_capacity_and_hasher(actions, FastHash::default());
+        let mut first_last = ActionNames::with_capacity(actions);
         let mut next_same_name = vec![NO_ACTION; actions];
         let mut unexposed = HashSet::default();
         let mut needs_approval = HashMap::default();
@@ -370,17 +370,10 @@ impl<'s, 'a> Context<'s, 'a> {
             let Some(name) = action.entry.name() else {
                 continue;
             };
-            match first_last.entry(name) {
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert((i, i));
-                }
-                std::collections::hash_map::Entry::Occupied(mut slot) => {
-                    let last = &mut slot.get_mut().1;
-                    if let Some(next) = next_same_name.get_mut(*last as usize) {
-                        *next = i;
-                    }
-                    *last = i;
-                }
+            if let Some(last) = first_last.note(name, i)
+                && let Some(next) = next_same_name.get_mut(last as usize)
+            {
+                *next = i;
             }
             if materialises(action.entry.fields()) {
                 if let Some(reason) = facts.needs_confirmation() {
@@ -523,7 +516,7 @@ impl<'s, 'a> Context<'s, 'a> {
         let stack = self.stack;
         let next = &self.next_same_name;
         std::iter::successors(
-            self.first_action.get(name).map(|&(first, _)| first),
+            self.first_action.get(name).map(|(first, _)| first),
             move |&i| next.get(i as usize).copied().filter(|&n| n != NO_ACTION),
         )
         .filter_map(move |i| stack.actions.get(i as usize))
@@ -565,7 +558,7 @@ pub(crate) fn judge_records<'a>(stack: &Stack<'a>) -> Vec<refine::Judgement<'a>>
 /// actions once.
 struct BoundAction<'c, 's, 'a> {
     stack: &'s Stack<'a>,
-    first_last: &'c HashMap<&'s str, (u32, u32), FastHash>,
+    first_last: &'c ActionNames,
     next_same_name: &'c [u32],
     materialised: &'c [bool],
     /// The answer by the name's first action.
@@ -574,7 +567,7 @@ struct BoundAction<'c, 's, 'a> {
 
 impl<'a> BoundAction<'_, '_, 'a> {
     fn get(&self, name: &str) -> Option<ActionAt<'a>> {
-        let &(first, last) = self.first_last.get(name)?;
+        let (first, last) = self.first_last.get(name)?;
         // One action of the name, or a first one that materialises, needs
         // no walk (nor a place in the cache).
         let settled = first == last || self.materialised.get(first as usize) == Some(&true);
