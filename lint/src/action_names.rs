@@ -37,8 +37,8 @@ impl ActionNames {
         }
     }
 
-    /// Name `i`.
-    fn name(&self, i: u32) -> &str {
+    /// Name `i` (the index [`ActionNames::note`] gave it).
+    pub(crate) fn name(&self, i: u32) -> &str {
         name_at(&self.text, &self.ends, i)
     }
 
@@ -51,27 +51,32 @@ impl ActionNames {
     }
 
     /// Notes that action `action` is named `name` (actions come in scan
-    /// order); the last action of that name before it, if any.
-    pub(crate) fn note(&mut self, name: &str, action: u32) -> Option<u32> {
+    /// order): the name's index (`None` past four billion distinct names,
+    /// which are not indexed) and the last action of that name before
+    /// this one, if any.
+    pub(crate) fn note(&mut self, name: &str, action: u32) -> (Option<u32>, Option<u32>) {
         let hash = self.hasher.hash_one(name);
         let found = self
             .table
             .find(hash, |&i| name_at(&self.text, &self.ends, i) == name)
             .copied();
         if let Some(i) = found {
-            let (_, last) = self.first_last.get_mut(i as usize)?;
-            return Some(std::mem::replace(last, action));
+            let before = self
+                .first_last
+                .get_mut(i as usize)
+                .map(|(_, last)| std::mem::replace(last, action));
+            return (Some(i), before);
         }
-        // Four billion distinct names are not held in memory; past that
-        // the name is not indexed.
-        let i = u32::try_from(self.ends.len()).ok()?;
+        let Ok(i) = u32::try_from(self.ends.len()) else {
+            return (None, None);
+        };
         self.text.push_str(name);
         self.ends.push(self.text.len());
         self.first_last.push((action, action));
         let (hasher, text, ends) = (&self.hasher, &self.text, &self.ends);
         self.table
             .insert_unique(hash, i, |&j| hasher.hash_one(name_at(text, ends, j)));
-        None
+        (Some(i), None)
     }
 }
 
@@ -95,11 +100,24 @@ mod tests {
     fn each_name_keeps_its_first_and_last_action() {
         let mut names = ActionNames::with_capacity(1);
         let order = ["close", "open", "", "close", "open_all", "close", ""];
-        let mut before = Vec::new();
-        for (i, name) in (0u32..).zip(order) {
-            before.push(names.note(name, i));
-        }
-        assert_eq!(before, [None, None, None, Some(0), None, Some(3), Some(2)]);
+        let noted: Vec<_> = (0u32..)
+            .zip(order)
+            .map(|(i, name)| names.note(name, i))
+            .collect();
+        assert_eq!(
+            noted,
+            [
+                (Some(0), None),
+                (Some(1), None),
+                (Some(2), None),
+                (Some(0), Some(0)),
+                (Some(3), None),
+                (Some(0), Some(3)),
+                (Some(2), Some(2)),
+            ]
+        );
+        assert_eq!(names.name(3), "open_all");
+        assert_eq!(names.name(2), "");
         assert_eq!(names.get("close"), Some((0, 5)));
         assert_eq!(names.get("open"), Some((1, 1)));
         assert_eq!(names.get(""), Some((2, 6)));
@@ -112,10 +130,13 @@ mod tests {
     fn many_names_survive_the_table_growing() {
         let mut names = ActionNames::with_capacity(0);
         for i in 0..5000u32 {
-            assert_eq!(names.note(&format!("action_{i}"), i), None);
+            assert_eq!(names.note(&format!("action_{i}"), i), (Some(i), None));
         }
         for i in 0..5000u32 {
-            assert_eq!(names.note(&format!("action_{i}"), 5000 + i), Some(i));
+            assert_eq!(
+                names.note(&format!("action_{i}"), 5000 + i),
+                (Some(i), Some(i))
+            );
         }
         for i in 0..5000u32 {
             assert_eq!(names.get(&format!("action_{i}")), Some((i, 5000 + i)));

@@ -63,7 +63,8 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             let (per_rule, universe) = {
                 let cx = Context::new(&stack);
                 // The skills' references are resolved once, for the rules
-                // that read them, with every core free to help.
+                // that read them, before they run: no rule waits on one
+                // thread while another resolves them.
                 cx.references();
                 let per_rule: Vec<Vec<Pending<'_>>> = RULES
                     .par_iter()

@@ -357,11 +357,10 @@ impl<'s, 'a> Context<'s, 'a> {
         // action's name, go into the universe's one buffer.
         let mut materialised = vec![false; actions];
         let mut action_facts = Vec::with_capacity(actions);
-        // Their names, copied end to end while each action is read (its
-        // name is in cache then), so that the universe reads them in order
+        // Their names, as indexes into `first_last`'s copy (made while
+        // each action is read), so that the universe reads the names there
         // rather than chasing each through the document again.
-        let mut tool_names = String::new();
-        let mut tool_name_ends: Vec<usize> = Vec::new();
+        let mut tool_names: Vec<u32> = Vec::new();
         for ((i, action), materialises_at) in
             (0u32..).zip(&stack.actions).zip(materialised.iter_mut())
         {
@@ -370,9 +369,8 @@ impl<'s, 'a> Context<'s, 'a> {
             let Some(name) = action.entry.name() else {
                 continue;
             };
-            if let Some(last) = first_last.note(name, i)
-                && let Some(next) = next_same_name.get_mut(last as usize)
-            {
+            let (index, before) = first_last.note(name, i);
+            if let Some(next) = before.and_then(|last| next_same_name.get_mut(last as usize)) {
                 *next = i;
             }
             if materialises(action.entry.fields()) {
@@ -380,27 +378,23 @@ impl<'s, 'a> Context<'s, 'a> {
                     needs_approval.entry(name).or_insert((i as usize, reason));
                 }
                 *materialises_at = true;
-                tool_names.push_str(name);
-                tool_name_ends.push(tool_names.len());
+                tool_names.extend(index);
             } else {
                 unexposed.insert(name);
             }
         }
         let platform = objectstack_registry::all_names();
-        let capacity = platform.size_hint().0 + stack.tools.len() + tool_name_ends.len();
-        let starts = std::iter::once(0).chain(tool_name_ends.iter().copied());
+        let capacity = platform.size_hint().0 + stack.tools.len() + tool_names.len();
         let names = platform
             .map(|n| ("", n))
             .chain(stack.tools.iter().filter_map(|t| t.name()).map(|n| ("", n)))
-            .chain(starts.zip(&tool_name_ends).map(|(start, &end)| {
-                (
-                    objectstack_registry::ACTION_PREFIX,
-                    tool_names.get(start..end).unwrap_or_default(),
-                )
-            }));
+            .chain(
+                tool_names
+                    .iter()
+                    .map(|&i| (objectstack_registry::ACTION_PREFIX, first_last.name(i))),
+            );
         let universe = Universe::from_parts(names, capacity);
         drop(tool_names);
-        drop(tool_name_ends);
         let superseded = Superseded::of(stack.tools.iter().map(|t| t.fields()));
         // The actions records bind are looked up in the name index just
         // built, not found by reading every action again.
