@@ -16,6 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+mod buffer;
+
+pub(crate) use buffer::{Bytes, Utf8};
+
 /// A stack file, read and parsed.
 #[derive(Debug)]
 pub(crate) struct Document {
@@ -120,13 +124,13 @@ const STDIN_AGAIN: &str = "standard input (`-`) was already read for another arg
 /// counting the bytes that really come (file metadata says 0 for pipes and
 /// devices, and a file can grow while it is read), so memory stays bounded
 /// whatever the path is.
-pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_bounded(path: &Path) -> Result<Bytes, ReadError> {
     let limit = max_bytes();
     if is_stdin(path) {
         if STDIN_TAKEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
             return Err(ReadError::StdinAgain);
         }
-        return read_to_limit(std::io::stdin().lock(), 0, limit);
+        return read_to_limit(std::io::stdin().lock(), 0, limit).map(Bytes::Heap);
     }
     let file = std::fs::File::open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
@@ -153,7 +157,7 @@ pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ReadError> {
     } else {
         0
     };
-    read_to_limit(file, hint, limit)
+    read_to_limit(file, hint, limit).map(Bytes::Heap)
 }
 
 /// Reads `source` to its end, or to one byte past `limit` (then
@@ -183,10 +187,11 @@ const PARALLEL_READ_FROM: u64 = 8 << 20;
 /// turns out shorter or longer than `len` (it changed while read) or a
 /// read fails: the caller then reads it in order.
 #[cfg(unix)]
-fn read_in_parallel(file: &std::fs::File, len: usize) -> Option<Vec<u8>> {
+fn read_in_parallel(file: &std::fs::File, len: usize) -> Option<Bytes> {
     use rayon::prelude::*;
     use std::os::unix::fs::FileExt as _;
-    let mut bytes = vec![0u8; len];
+    // In huge pages where the system has them (see `buffer`).
+    let mut bytes = Bytes::zeroed(len);
     let chunk = len.div_ceil(rayon::current_num_threads().max(1)).max(1);
     let complete = bytes.par_chunks_mut(chunk).enumerate().all(|(i, piece)| {
         u64::try_from(i.saturating_mul(chunk))
@@ -200,13 +205,13 @@ fn read_in_parallel(file: &std::fs::File, len: usize) -> Option<Vec<u8>> {
 }
 
 #[cfg(not(unix))]
-fn read_in_parallel(_file: &std::fs::File, _len: usize) -> Option<Vec<u8>> {
+fn read_in_parallel(_file: &std::fs::File, _len: usize) -> Option<Bytes> {
     None
 }
 
 /// [`read_bounded`], with errors that name the path; `what` is what the
 /// file should be ("a stack file"), for a directory given instead.
-pub(crate) fn read_limited(path: &Path, what: &str) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn read_limited(path: &Path, what: &str) -> anyhow::Result<Bytes> {
     read_bounded(path).map_err(|err| match err {
         ReadError::Io(e) => anyhow::anyhow!("cannot read {}: {e}", path.display()),
         ReadError::Directory => anyhow::anyhow!("{} is a directory, not {what}", path.display()),
@@ -220,7 +225,7 @@ pub(crate) fn read_limited(path: &Path, what: &str) -> anyhow::Result<Vec<u8>> {
 /// A UTF-8 text file of at most [`max_bytes`] (a configuration file, a
 /// baseline), with errors that name the path.
 pub(crate) fn read_string(path: &Path, what: &str) -> anyhow::Result<String> {
-    let bytes = read_limited(path, what)?;
+    let bytes = read_limited(path, what)?.into_vec();
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{}: the file is not valid UTF-8 (at byte {})",
@@ -236,16 +241,13 @@ pub(crate) struct Text {
     /// The path as the user gave it.
     pub(crate) path: PathBuf,
     /// The file, checked to be UTF-8 once when read.
-    content: String,
-    /// Where the text starts in `content` (after a byte-order mark).
-    start: usize,
+    content: Utf8,
 }
 
 impl Text {
     /// The file's text (UTF-8, without a byte-order mark).
     pub(crate) fn text(&self) -> &str {
-        // `start` is 0 or 3 (after a byte-order mark), a char boundary.
-        self.content.get(self.start..).unwrap_or("")
+        self.content.text()
     }
 
     /// Parses the text into the borrowed tree the lint reads, allocated in
@@ -260,7 +262,7 @@ impl Text {
     ) -> anyhow::Result<&'a objectstack_spec::json::Map<'a>> {
         // Checked to be UTF-8 when read: not again.
         objectstack_spec::json::parse_object_on_two_threads(self.text(), arena, side)
-            .map_err(|e| located(&self.path, self.content.as_bytes(), &e))
+            .map_err(|e| located(&self.path, self.content.bytes(), &e))
     }
 }
 
@@ -279,23 +281,16 @@ pub(crate) fn tree_arena(bytes: usize) -> objectstack_spec::json::Arena {
 /// Reads a stack file and checks that it is UTF-8, without parsing it.
 pub(crate) fn read_text(path: &Path) -> anyhow::Result<Text> {
     let bytes = read_bytes(path)?;
-    // One UTF-8 check, and no copy: the bytes become the `String`.
-    let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
-    let content = String::from_utf8(bytes).map_err(|err| {
-        let bytes = err.as_bytes();
-        match objectstack_spec::parse::decode_utf8(bytes) {
-            Err(e) => located(path, bytes, &e),
+    // One UTF-8 check, and no copy: the bytes are kept with their text.
+    let content = Utf8::check(bytes).map_err(|(bytes, _)| {
+        match objectstack_spec::parse::decode_utf8(&bytes) {
+            Err(e) => located(path, &bytes, &e),
             Ok(_) => anyhow::anyhow!("{}: the file is not valid UTF-8", path.display()),
         }
     })?;
     Ok(Text {
         path: path.to_owned(),
         content,
-        start,
     })
 }
 
@@ -308,7 +303,7 @@ pub(crate) fn read_document(path: &Path) -> anyhow::Result<Document> {
 }
 
 /// Reads a stack file of at most [`max_bytes`].
-fn read_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
+fn read_bytes(path: &Path) -> anyhow::Result<Bytes> {
     read_limited(path, "a stack file")
 }
 
@@ -343,12 +338,20 @@ mod tests {
         let expected: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
         let path = dir.join("large.bin");
         std::fs::write(&path, &expected).unwrap_or_default();
-        let read = read_bounded(&path).unwrap_or_default();
+        let read = read_bounded(&path).unwrap_or_else(|e| panic!("{e}"));
+        // On Linux a large file is read into a mapping of its own (in huge
+        // pages where the system has them).
+        #[cfg(target_os = "linux")]
+        assert!(matches!(read, Bytes::Mapped(_)), "{read:?}");
+        let read = read.into_vec();
         assert!(read == expected, "{} bytes read of {len}", read.len());
         // A small file takes the sequential path, to the same effect.
         let small = dir.join("small.bin");
         std::fs::write(&small, b"{}").unwrap_or_default();
-        assert_eq!(read_bounded(&small).unwrap_or_default(), b"{}");
+        let read = read_bounded(&small)
+            .map(Bytes::into_vec)
+            .unwrap_or_default();
+        assert_eq!(read, b"{}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -363,7 +366,8 @@ mod tests {
         // Told it is shorter than it is (it grew), or longer (it shrank).
         assert!(read_in_parallel(&file, 4000).is_none());
         assert!(read_in_parallel(&file, 5000).is_none());
-        assert_eq!(read_in_parallel(&file, 4096), Some(vec![7u8; 4096]));
+        let read = read_in_parallel(&file, 4096).map(Bytes::into_vec);
+        assert_eq!(read, Some(vec![7u8; 4096]));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

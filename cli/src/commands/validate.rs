@@ -101,7 +101,8 @@ struct File {
 }
 
 struct Loaded {
-    text: String,
+    /// The file's bytes and text (see [`crate::input::Utf8::text`]).
+    content: crate::input::Utf8,
     /// The `serde_json` reading, kept only for `--compose` (composition
     /// works on owned documents); validation reads the borrowed tree.
     root: Option<Map<String, Value>>,
@@ -218,19 +219,18 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
             position: (line > 0).then_some((line, column)),
         }
     };
-    // One UTF-8 check, and no copy: the bytes become the text.
-    let mut text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(err) => {
-            return Err(match decode_utf8(err.as_bytes()) {
+    // One UTF-8 check, and no copy: the bytes are kept with their text
+    // (read without a byte-order mark).
+    let content = match crate::input::Utf8::check(bytes) {
+        Ok(content) => content,
+        Err((bytes, _)) => {
+            return Err(match decode_utf8(&bytes) {
                 Err(e) => located(e),
                 Ok(_) => plain("the file is not valid UTF-8".to_owned()),
             });
         }
     };
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
+    let text = content.text();
     let serde_root = |text: &str| match parse_value(text).map_err(located)? {
         Value::Object(root) => Ok(root),
         other => Err(located(ParseError::NotAnObject {
@@ -239,7 +239,7 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     };
     // Composition reads owned documents: only `--compose` pays for one.
     let root = if compose {
-        Some(serde_root(&text)?)
+        Some(serde_root(text)?)
     } else {
         None
     };
@@ -249,17 +249,17 @@ fn load(path: &Path, compose: bool) -> Result<Loaded, Unusable> {
     let arena = crate::input::tree_arena(text.len());
     let mut side = crate::input::tree_arena(text.len());
     let diagnostics =
-        match objectstack_spec::json::parse_object_on_two_threads(&text, &arena, &mut side) {
+        match objectstack_spec::json::parse_object_on_two_threads(text, &arena, &mut side) {
             Ok(document) => validate(document),
             Err(_) => {
-                let root = serde_root(&text)?;
+                let root = serde_root(text)?;
                 validate(objectstack_spec::json::Map::from_serde(&root, &arena))
             }
         };
     drop(arena);
     drop(side);
     Ok(Loaded {
-        text,
+        content,
         root,
         diagnostics,
     })
@@ -367,7 +367,7 @@ fn resolve(files: &[File], requests: &[Request]) -> Vec<Option<Span>> {
     let mut answers: Vec<Option<Span>> = vec![None; requests.len()];
     for (i, file) in files.iter().enumerate() {
         let Ok(loaded) = &file.loaded else { continue };
-        let index = SourceIndex::new(&loaded.text);
+        let index = SourceIndex::new(loaded.content.text());
         let mine: Vec<usize> = (0..requests.len())
             .filter(|&r| requests.get(r).is_some_and(|q| q.file == i))
             .collect();
@@ -594,7 +594,7 @@ fn write_one(out: &mut impl Write, files: &[File], l: &Located) -> io::Result<()
         .loaded
         .as_ref()
         .ok()
-        .and_then(|loaded| excerpt(&loaded.text, &l.span))
+        .and_then(|loaded| excerpt(loaded.content.text(), &l.span))
     {
         writeln!(out, "{pad} |")?;
         writeln!(out, "{} | {}", l.span.line, ex.text)?;
