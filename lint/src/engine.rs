@@ -9,7 +9,7 @@ use objectstack_spec::source::{SourceIndex, Span};
 use rayon::prelude::*;
 
 use crate::finding::{Finding, Location};
-use crate::rule::{Context, Hit, Pending};
+use crate::rule::{Context, Hit, Pending, Site};
 use crate::rules::RULES;
 use crate::stack::Stack;
 
@@ -51,7 +51,7 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
     let roots: Vec<&Map<'_>> = sources.iter().map(|s| s.root).collect();
     // The rules and the `spec` validation are independent passes over the
     // same documents: run them side by side.
-    let (mut hits, validation) = rayon::join(
+    let ((mut sites, mut findings), validation) = rayon::join(
         || {
             let arena = objectstack_spec::json::Arena::new();
             let stack = Stack::new(&roots, &arena);
@@ -96,20 +96,18 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             drop(universe);
             // The hits put off until now are made in the room left, on
             // every core (a rule may have put off tens of thousands), and
-            // collected in the suite's order: in place (each batch's
-            // results are written to their slots), not in pieces joined
-            // afterwards. Each batch is freed once its hits are made.
-            let mut hits: Vec<Option<Hit>> =
-                Vec::with_capacity(pending.iter().map(Pending::len).sum());
+            // collected in the suite's order. The findings go straight into
+            // the vector the run returns, and their sites beside them (to
+            // be dropped once located): tens of thousands of findings are
+            // never held twice, nor with their sites. Each batch is freed
+            // once its hits are made.
+            let total = pending.iter().map(Pending::len).sum();
+            let mut sites: Vec<Site> = Vec::with_capacity(total);
+            let mut findings: Vec<Finding> = Vec::with_capacity(total);
             for batch in pending {
-                batch.finish_into(&mut hits);
+                batch.finish_into(&mut sites, &mut findings);
             }
-            // `filter_map` (not `flatten`) lets the standard library reuse
-            // the buffer in place: tens of thousands of hits are not held
-            // twice.
-            #[allow(clippy::filter_map_identity)]
-            let hits = hits.into_iter().filter_map(|h| h).collect::<Vec<Hit>>();
-            hits
+            (sites, findings)
         },
         || {
             sources
@@ -119,48 +117,53 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
                 .collect::<Vec<Hit>>()
         },
     );
-    hits.extend(validation);
     let files: Vec<&str> = sources.iter().map(|s| s.file).collect();
-    hits.extend(crate::validation::compose_hits(&files, &roots));
-    locate(sources, hits)
+    let composed = crate::validation::compose_hits(&files, &roots);
+    for hit in validation.into_iter().chain(composed) {
+        sites.push(hit.site);
+        findings.push(hit.finding);
+    }
+    locate(sources, sites, findings)
 }
 
 /// Attaches locations, sorting findings by file, then by their anchors'
-/// places in upstream's walk (`order`), then by position.
-fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
+/// places in upstream's walk (`order`), then by position. `sites[i]` is
+/// where `findings[i]` is located.
+fn locate(sources: &[Source<'_>], sites: Vec<Site>, findings: Vec<Finding>) -> Vec<Finding> {
     // Hits are grouped by source. One source (the usual case) is one group
-    // already; copying tens of thousands of hits into it would cost memory
-    // at the point where the run holds the most.
-    let by_source: Vec<Vec<Hit>> = if sources.len() == 1 {
-        vec![hits.into_iter().filter(|h| h.source == 0).collect()]
+    // already; copying tens of thousands of findings into it would cost
+    // memory at the point where the run holds the most.
+    let by_source: Vec<(Vec<Site>, Vec<Finding>)> = if sources.len() == 1 {
+        vec![only_source(sites, findings, 0)]
     } else {
-        let mut by_source: Vec<Vec<Hit>> = vec![Vec::new(); sources.len()];
-        for hit in hits {
-            if let Some(bucket) = by_source.get_mut(hit.source) {
-                bucket.push(hit);
+        let mut by_source: Vec<(Vec<Site>, Vec<Finding>)> = vec![Default::default(); sources.len()];
+        for (site, finding) in sites.into_iter().zip(findings) {
+            if let Some((sites, findings)) = by_source.get_mut(site.source) {
+                sites.push(site);
+                findings.push(finding);
             }
         }
         by_source
     };
     let mut out = Vec::new();
-    for (source, mut hits) in sources.iter().zip(by_source) {
-        // Each finding's place in upstream's order (see `order`), taken
-        // before the hits become findings, with one ranker per source so a
-        // large object's order is worked out once.
-        // Ranking and locating read the hits independently: side by side.
+    for (source, (sites, mut hits)) in sources.iter().zip(by_source) {
+        // Each finding's place in upstream's order (see `order`), with one
+        // ranker per source so a large object's order is worked out once.
+        // Ranking and locating read the sites independently: side by side.
         let (places, spans) = rayon::join(
-            || Places::of(source.root, &hits),
+            || Places::of(source.root, &sites),
             || {
                 source
                     .text
-                    .map(|text| locate_hits(&SourceIndex::new(text), source.root, &hits))
+                    .map(|text| locate_hits(&SourceIndex::new(text), source.root, &sites))
             },
         );
+        drop(sites);
         // Every location of a source shares one copy of its file name.
         if let Some(spans) = spans {
             let file: Arc<str> = Arc::from(source.file);
-            for (hit, span) in hits.iter_mut().zip(spans) {
-                hit.finding.location = span.map(|s| Location {
+            for (finding, span) in hits.iter_mut().zip(spans) {
+                finding.location = span.map(|s| Location {
                     file: Arc::clone(&file),
                     line: s.line,
                     column: s.column,
@@ -174,7 +177,7 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         // so findings in one place keep the order the rules gave them.
         let at = |i: usize| {
             hits.get(i)
-                .and_then(|h| h.finding.location.as_ref())
+                .and_then(|f| f.location.as_ref())
                 .map_or(usize::MAX, |l| l.byte_start)
         };
         let mut order: Vec<usize> = (0..hits.len()).collect();
@@ -186,14 +189,32 @@ fn locate(sources: &[Source<'_>], hits: Vec<Hit>) -> Vec<Finding> {
         });
         drop(places);
         permute(&mut hits, order);
-        let located = hits.into_iter().map(|h| h.finding);
         if out.is_empty() {
-            out = located.collect();
+            out = hits;
         } else {
-            out.extend(located);
+            out.extend(hits);
         }
     }
     out
+}
+
+/// The sites and findings of source `source`, in place (a run of one
+/// source has no others, but a hit naming another is dropped, as a run of
+/// several drops a hit naming none of them).
+fn only_source(
+    mut sites: Vec<Site>,
+    mut findings: Vec<Finding>,
+    source: usize,
+) -> (Vec<Site>, Vec<Finding>) {
+    if sites.iter().all(|s| s.source == source) {
+        return (sites, findings);
+    }
+    let keep: Vec<bool> = sites.iter().map(|s| s.source == source).collect();
+    let mut kept = keep.iter();
+    sites.retain(|_| kept.next().copied().unwrap_or(false));
+    let mut kept = keep.iter();
+    findings.retain(|_| kept.next().copied().unwrap_or(false));
+    (sites, findings)
 }
 
 /// Each hit's place in upstream's order: its anchor's ranks (see
@@ -205,7 +226,7 @@ struct Places {
 }
 
 impl Places {
-    fn of(root: &Map<'_>, hits: &[Hit]) -> Self {
+    fn of(root: &Map<'_>, hits: &[Site]) -> Self {
         let mut ranker = crate::order::Ranker::default();
         let mut places = Places {
             ranks: Vec::with_capacity(hits.len() * 6),
@@ -252,7 +273,7 @@ fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
 /// the parsed document borrows from the text from the string's address,
 /// with no scan; the rest (and keys not found) through one scan of the
 /// text, falling back to the nearest ancestor.
-fn locate_hits(index: &SourceIndex<'_>, root: &Map<'_>, hits: &[Hit]) -> Vec<Option<Span>> {
+fn locate_hits(index: &SourceIndex<'_>, root: &Map<'_>, hits: &[Site]) -> Vec<Option<Span>> {
     let text = index.text();
     let ranges: Vec<Option<(usize, usize)>> = hits
         .par_iter()
@@ -283,7 +304,7 @@ fn locate_hits(index: &SourceIndex<'_>, root: &Map<'_>, hits: &[Hit]) -> Vec<Opt
 }
 
 /// The anchors of the hits at positions `at`.
-fn anchors(hits: &[Hit], at: &[usize]) -> Vec<JsonPath> {
+fn anchors(hits: &[Site], at: &[usize]) -> Vec<JsonPath> {
     at.iter()
         .filter_map(|&i| hits.get(i))
         .map(|h| h.anchor.to_path())
@@ -497,20 +518,12 @@ mod tests {
             anchor(1, 5), // missing: falls back to the array
             JsonPath::root().key("skills").index(0).key("name"),
         ];
-        let hits: Vec<Hit> = anchors
+        let hits: Vec<Site> = anchors
             .iter()
-            .map(|a| Hit {
+            .map(|a| Site {
                 source: 0,
                 anchor: a.clone().into(),
                 anchor_key: false,
-                finding: lint(&Source {
-                    file: "x",
-                    text: None,
-                    root,
-                })
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| panic!("the document has findings")),
             })
             .collect();
         let fast = locate_hits(&index, root, &hits);

@@ -104,14 +104,23 @@ pub(crate) use declare_rule;
 /// A finding as a rule reports it: the finding plus where to locate it.
 #[derive(Debug, Clone)]
 pub(crate) struct Hit {
+    /// Where to locate it.
+    pub(crate) site: Site,
+    /// The finding (severity is the rule's default until configured).
+    pub(crate) finding: Finding,
+}
+
+/// Where a hit's finding is to be located. The engine keeps it beside the
+/// findings, not in them, so that the findings are made straight into the
+/// vector the run returns (a large stack has tens of thousands).
+#[derive(Debug, Clone)]
+pub(crate) struct Site {
     /// Index of the source document.
     pub(crate) source: usize,
     /// Raw path of the value to point at (located later).
     pub(crate) anchor: Anchor,
     /// Point at the key of the anchor's last segment, not its value.
     pub(crate) anchor_key: bool,
-    /// The finding (severity is the rule's default until configured).
-    pub(crate) finding: Finding,
 }
 
 /// Hits as a rule reports them: one finished, or a batch [`Later`].
@@ -136,12 +145,22 @@ impl Pending<'_> {
         }
     }
 
-    /// Appends the finished hits to `out`, in order, making those put off
-    /// on every core (`None` for one that cannot be made).
-    pub(crate) fn finish_into(self, out: &mut Vec<Option<Hit>>) {
+    /// Appends the finished hits' sites and findings to `sites` and
+    /// `findings`, in order, making those put off on every core (a hit that
+    /// cannot be made is left out).
+    pub(crate) fn finish_into(self, sites: &mut Vec<Site>, findings: &mut Vec<Finding>) {
+        let mut push = |hit: Hit| {
+            sites.push(hit.site);
+            findings.push(hit.finding);
+        };
         match self {
-            Pending::Done(hit) => out.push(Some(*hit)),
-            Pending::Later(batch) => out.par_extend(batch.into_par_iter().map(Later::finish)),
+            Pending::Done(hit) => push(*hit),
+            Pending::Later(batch) => {
+                // A batch is a parallel task's worth: made on every core,
+                // then moved into place.
+                let made: Vec<Option<Hit>> = batch.into_par_iter().map(Later::finish).collect();
+                made.into_iter().flatten().for_each(push);
+            }
         }
     }
 
@@ -229,9 +248,11 @@ impl Report<'_> {
             s
         };
         Hit {
-            source: self.source,
-            anchor: self.anchor,
-            anchor_key: false,
+            site: Site {
+                source: self.source,
+                anchor: self.anchor,
+                anchor_key: false,
+            },
             finding: Finding {
                 rule: std::borrow::Cow::Borrowed(self.rule.id),
                 severity: self.rule.default_severity,

@@ -28,9 +28,10 @@ pub(crate) fn check_rule(rule: &Rule, root: &Map<'_>) -> Vec<Finding> {
         hit.suggest(&universe);
     }
     drop(universe);
-    let mut finished = Vec::new();
+    let (mut sites, mut findings) = (Vec::new(), Vec::new());
     for hit in hits {
-        hit.finish_into(&mut finished);
+        hit.finish_into(&mut sites, &mut findings);
     }
-    finished.into_iter().flatten().map(|h| h.finding).collect()
+    assert_eq!(sites.len(), findings.len(), "a site for each finding");
+    findings
 }

@@ -10,7 +10,7 @@ use objectstack_spec::path::{JsonPath, Segment};
 use objectstack_spec::validate::{Anchor, Diagnostic, DiagnosticId, Join, validate_with};
 
 use crate::finding::{Finding, Severity};
-use crate::rule::Hit;
+use crate::rule::{Hit, Site};
 
 /// Validation findings for one source document.
 ///
@@ -64,24 +64,28 @@ fn hit(source: usize, root: &Map<'_>, d: Diagnostic) -> Hit {
     } else {
         d.path.to_string()
     };
-    Hit {
-        source,
-        anchor_key: d.anchor == Anchor::Key,
-        finding: Finding {
-            rule: std::borrow::Cow::Borrowed(d.id.as_str()),
-            severity: match d.severity {
-                objectstack_spec::validate::Severity::Error => Severity::Error,
-                objectstack_spec::validate::Severity::Warning => Severity::Warning,
-            },
-            where_: where_of(root, &d.path),
-            path,
-            message: d.message.into(),
-            hint: d.fix.into(),
-            reference: None,
-            suggestion: None,
-            location: None,
+    let anchor_key = d.anchor == Anchor::Key;
+    let finding = Finding {
+        rule: std::borrow::Cow::Borrowed(d.id.as_str()),
+        severity: match d.severity {
+            objectstack_spec::validate::Severity::Error => Severity::Error,
+            objectstack_spec::validate::Severity::Warning => Severity::Warning,
         },
-        anchor: d.path.into(),
+        where_: where_of(root, &d.path),
+        path,
+        message: d.message.into(),
+        hint: d.fix.into(),
+        reference: None,
+        suggestion: None,
+        location: None,
+    };
+    Hit {
+        site: Site {
+            source,
+            anchor: d.path.into(),
+            anchor_key,
+        },
+        finding,
     }
 }
 
