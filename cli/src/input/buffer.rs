@@ -5,7 +5,7 @@
 //! advice is a hint, and where the system does not take it the mapping
 //! works as ordinary memory). A 60 MB stack then takes about thirty 2 MiB
 //! page faults instead of about fifteen thousand 4 KiB ones, which is a
-//! tenth of the lint's time on that stack (docs/performance.md, "Stop 40").
+//! twentieth of the lint's time on that stack (docs/performance.md, "Stop 40").
 //! Everything else is kept on the heap, as before.
 
 use std::fmt;
