@@ -373,6 +373,42 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A run of one source keeps its sites and findings in step, and
+    /// drops a hit that names another source with its finding.
+    #[test]
+    fn only_source_keeps_sites_and_findings_in_step() {
+        let site = |source| Site {
+            source,
+            anchor: JsonPath::root().key("skills").into(),
+            anchor_key: false,
+        };
+        let finding = |path: &str| Finding {
+            rule: "r".into(),
+            severity: crate::Severity::Warning,
+            where_: String::new(),
+            path: path.to_owned(),
+            message: crate::Text::default(),
+            hint: crate::Text::default(),
+            reference: None,
+            suggestion: None,
+            location: None,
+        };
+        let sources = [0, 1, 0, 0, 2];
+        let sites: Vec<Site> = sources.iter().map(|&s| site(s)).collect();
+        let findings: Vec<Finding> = (0..sources.len())
+            .map(|i| finding(&i.to_string()))
+            .collect();
+        let (sites, findings) = only_source(sites, findings, 0);
+        assert!(sites.iter().all(|s| s.source == 0));
+        let kept: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(kept, ["0", "2", "3"]);
+        // All of one source: nothing moves.
+        let sites: Vec<Site> = (0..3).map(|_| site(0)).collect();
+        let findings: Vec<Finding> = (0..3).map(|i| finding(&i.to_string())).collect();
+        let (sites, findings) = only_source(sites, findings, 0);
+        assert_eq!((sites.len(), findings.len()), (3, 3));
+    }
+
     mod permute {
         use proptest::prelude::*;
 
