@@ -125,6 +125,13 @@ const STDIN_AGAIN: &str = "standard input (`-`) was already read for another arg
 /// devices, and a file can grow while it is read), so memory stays bounded
 /// whatever the path is.
 pub(crate) fn read_bounded(path: &Path) -> Result<Bytes, ReadError> {
+    read_bounded_into(path, true)
+}
+
+/// [`read_bounded`]; a large file goes into a mapping only if `mapped`
+/// (else into a vector, for a caller that turns the bytes into a `String`
+/// and would otherwise copy them out of the mapping).
+fn read_bounded_into(path: &Path, mapped: bool) -> Result<Bytes, ReadError> {
     let limit = max_bytes();
     if is_stdin(path) {
         if STDIN_TAKEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
@@ -143,7 +150,7 @@ pub(crate) fn read_bounded(path: &Path) -> Result<Bytes, ReadError> {
         }
         if let Some(bytes) = usize::try_from(meta.len())
             .ok()
-            .and_then(|len| read_in_parallel(&file, len))
+            .and_then(|len| read_in_parallel(&file, len, mapped))
         {
             return Ok(bytes);
         }
@@ -187,11 +194,16 @@ const PARALLEL_READ_FROM: u64 = 8 << 20;
 /// turns out shorter or longer than `len` (it changed while read) or a
 /// read fails: the caller then reads it in order.
 #[cfg(unix)]
-fn read_in_parallel(file: &std::fs::File, len: usize) -> Option<Bytes> {
+fn read_in_parallel(file: &std::fs::File, len: usize, mapped: bool) -> Option<Bytes> {
     use rayon::prelude::*;
     use std::os::unix::fs::FileExt as _;
-    // In huge pages where the system has them (see `buffer`).
-    let mut bytes = Bytes::zeroed(len);
+    // A mapping advised for huge pages on Linux (see `buffer`), when the
+    // caller keeps the bytes; a vector when they become a `String`.
+    let mut bytes = if mapped {
+        Bytes::zeroed(len)
+    } else {
+        Bytes::Heap(vec![0; len])
+    };
     let chunk = len.div_ceil(rayon::current_num_threads().max(1)).max(1);
     let complete = bytes.par_chunks_mut(chunk).enumerate().all(|(i, piece)| {
         u64::try_from(i.saturating_mul(chunk))
@@ -205,14 +217,20 @@ fn read_in_parallel(file: &std::fs::File, len: usize) -> Option<Bytes> {
 }
 
 #[cfg(not(unix))]
-fn read_in_parallel(_file: &std::fs::File, _len: usize) -> Option<Bytes> {
+fn read_in_parallel(_file: &std::fs::File, _len: usize, _mapped: bool) -> Option<Bytes> {
     None
 }
 
 /// [`read_bounded`], with errors that name the path; `what` is what the
 /// file should be ("a stack file"), for a directory given instead.
 pub(crate) fn read_limited(path: &Path, what: &str) -> anyhow::Result<Bytes> {
-    read_bounded(path).map_err(|err| match err {
+    read_limited_into(path, what, true)
+}
+
+/// [`read_limited`], into a mapping only if `mapped` (see
+/// [`read_bounded_into`]).
+fn read_limited_into(path: &Path, what: &str, mapped: bool) -> anyhow::Result<Bytes> {
+    read_bounded_into(path, mapped).map_err(|err| match err {
         ReadError::Io(e) => anyhow::anyhow!("cannot read {}: {e}", path.display()),
         ReadError::Directory => anyhow::anyhow!("{} is a directory, not {what}", path.display()),
         ReadError::StdinAgain => anyhow::anyhow!("{STDIN_AGAIN}"),
@@ -225,7 +243,8 @@ pub(crate) fn read_limited(path: &Path, what: &str) -> anyhow::Result<Bytes> {
 /// A UTF-8 text file of at most [`max_bytes`] (a configuration file, a
 /// baseline), with errors that name the path.
 pub(crate) fn read_string(path: &Path, what: &str) -> anyhow::Result<String> {
-    let bytes = read_limited(path, what)?.into_vec();
+    // Into a vector, which becomes the `String` without a copy.
+    let bytes = read_limited_into(path, what, false)?.into_vec();
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{}: the file is not valid UTF-8 (at byte {})",
@@ -345,6 +364,11 @@ mod tests {
         assert!(matches!(read, Bytes::Mapped(_)), "{read:?}");
         let read = read.into_vec();
         assert!(read == expected, "{} bytes read of {len}", read.len());
+        // Bytes that become a `String` are read into a vector (no copy out
+        // of a mapping), to the same bytes.
+        let heap = read_bounded_into(&path, false).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(heap, Bytes::Heap(_)), "{heap:?}");
+        assert!(heap.into_vec() == expected);
         // A small file takes the sequential path, to the same effect.
         let small = dir.join("small.bin");
         std::fs::write(&small, b"{}").unwrap_or_default();
@@ -364,9 +388,9 @@ mod tests {
         std::fs::write(&path, vec![7u8; 4096]).unwrap_or_default();
         let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
         // Told it is shorter than it is (it grew), or longer (it shrank).
-        assert!(read_in_parallel(&file, 4000).is_none());
-        assert!(read_in_parallel(&file, 5000).is_none());
-        let read = read_in_parallel(&file, 4096).map(Bytes::into_vec);
+        assert!(read_in_parallel(&file, 4000, true).is_none());
+        assert!(read_in_parallel(&file, 5000, true).is_none());
+        let read = read_in_parallel(&file, 4096, true).map(Bytes::into_vec);
         assert_eq!(read, Some(vec![7u8; 4096]));
         let _ = std::fs::remove_dir_all(&dir);
     }

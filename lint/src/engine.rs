@@ -97,10 +97,11 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
             // The hits put off until now are made in the room left, on
             // every core (a rule may have put off tens of thousands), and
             // collected in the suite's order. The findings go straight into
-            // the vector the run returns, and their sites beside them (to
-            // be dropped once located): tens of thousands of findings are
-            // never held twice, nor with their sites. Each batch is freed
-            // once its hits are made.
+            // the vector the run returns (a batch's hits are moved there as
+            // the batch is made), and their sites, a fifth of a hit's size,
+            // into one beside it until the findings are located: tens of
+            // thousands of findings are never held twice. Each batch is
+            // freed once its hits are made.
             let total = pending.iter().map(Pending::len).sum();
             let mut sites: Vec<Site> = Vec::with_capacity(total);
             let mut findings: Vec<Finding> = Vec::with_capacity(total);
@@ -130,6 +131,7 @@ pub fn lint_composed(sources: &[Source<'_>]) -> Vec<Finding> {
 /// places in upstream's walk (`order`), then by position. `sites[i]` is
 /// where `findings[i]` is located.
 fn locate(sources: &[Source<'_>], sites: Vec<Site>, findings: Vec<Finding>) -> Vec<Finding> {
+    debug_assert_eq!(sites.len(), findings.len(), "a site for each finding");
     // Hits are grouped by source. One source (the usual case) is one group
     // already; copying tens of thousands of findings into it would cost
     // memory at the point where the run holds the most.
