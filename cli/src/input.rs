@@ -299,7 +299,13 @@ pub(crate) fn tree_arena(bytes: usize) -> objectstack_spec::json::Arena {
 
 /// Reads a stack file and checks that it is UTF-8, without parsing it.
 pub(crate) fn read_text(path: &Path) -> anyhow::Result<Text> {
-    let bytes = read_bytes(path)?;
+    read_text_into(path, true)
+}
+
+/// [`read_text`], a large file into a mapping only if `mapped` (the
+/// benchmarks compare the two).
+pub(crate) fn read_text_into(path: &Path, mapped: bool) -> anyhow::Result<Text> {
+    let bytes = read_limited_into(path, "a stack file", mapped)?;
     // One UTF-8 check, and no copy: the bytes are kept with their text.
     let content = Utf8::check(bytes).map_err(|(bytes, _)| {
         match objectstack_spec::parse::decode_utf8(&bytes) {

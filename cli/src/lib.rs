@@ -103,6 +103,20 @@ fn json_usage_error(err: &clap::Error) -> u8 {
     EXIT_UNUSABLE
 }
 
+/// Reading a stack file as the commands do, for the benchmarks
+/// (`cli/benches/read.rs`); not a stable API.
+#[doc(hidden)]
+pub mod bench {
+    use std::path::Path;
+
+    /// Reads `path` and checks its text once, as `lint` does (a file of
+    /// 8 MiB or more into a mapping advised for huge pages, on Linux), or
+    /// into a vector when `mapped` is false; returns the text's length.
+    pub fn read_stack(path: &Path, mapped: bool) -> anyhow::Result<usize> {
+        Ok(crate::input::read_text_into(path, mapped)?.text().len())
+    }
+}
+
 /// Parses the process arguments, runs the command and returns the exit code.
 pub fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
